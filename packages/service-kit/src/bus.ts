@@ -1,0 +1,37 @@
+import { connect, Events, DebugEvents, type NatsConnection } from "nats";
+import type { Logger } from "./log.js";
+
+export type { NatsConnection };
+
+export interface Bus {
+  readonly nc: NatsConnection;
+  /** True while the connection is up: false between a disconnect and the reconnect. */
+  connected(): boolean;
+}
+
+/** Connects to NATS and keeps reconnecting for as long as the process lives. */
+export async function connectBus(url: string, name: string, log: Logger): Promise<Bus> {
+  const nc = await connect({
+    servers: url.split(",").map((s) => s.trim()),
+    name,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    reconnectJitter: 100,
+    waitOnFirstConnect: true,
+    timeout: 5000,
+  });
+  let up = true;
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === Events.Disconnect || s.type === DebugEvents.Reconnecting) {
+        if (up) log.warn("bus disconnected; reconnecting");
+        up = false;
+      } else if (s.type === Events.Reconnect) {
+        up = true;
+        log.info("bus reconnected");
+      }
+    }
+  })();
+  log.info({ server: nc.getServer() }, "bus connected");
+  return { nc, connected: () => up && !nc.isClosed() };
+}

@@ -1,0 +1,40 @@
+import { z } from "zod";
+
+/** A configuration that cannot be used; its message lists every problem, one per line, never a value. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+/**
+ * Parse a service's environment with its zod schema. Each service's own env.ts calls this
+ * with process.env; nothing else reads the environment.
+ */
+export function parseEnv<S extends z.ZodType>(schema: S, source: Record<string, string | undefined>, service: string): z.infer<S> {
+  const parsed = schema.safeParse(source);
+  if (parsed.success) return parsed.data;
+  const lines = parsed.error.issues.map((i) => `  ${i.path.join(".") || "(environment)"}: ${i.message}`);
+  throw new ConfigError(`${service}: invalid configuration\n${lines.join("\n")}`);
+}
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+/** Settings every service shares. Defaults serve a developer's machine; production sets them all. */
+export const BaseEnv = z.object({
+  NATS_URL: z.string().min(1).default("nats://127.0.0.1:4222"),
+  /** Unset: an embedded PGlite database under DATA_DIR/<service>. */
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL")
+    .optional(),
+  DATA_DIR: z.string().min(1).default(".data"),
+  HEALTH_PORT: port,
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** A name for this replica in logs and $SRV discovery; defaults to host and pid. */
+  INSTANCE_ID: z.string().min(1).optional(),
+});
+export type BaseEnv = z.infer<typeof BaseEnv>;
+
+/** BaseEnv with the service's own default health port. */
+export function baseEnv(defaultHealthPort: number) {
+  return BaseEnv.extend({ HEALTH_PORT: port.default(defaultHealthPort) });
+}

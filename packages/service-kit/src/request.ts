@@ -1,0 +1,86 @@
+import { BUS_ERROR_HEADERS, BUS_META_HEADER, ErrorCode, type BusEndpoint } from "@board/proto";
+import { ErrorCode as NatsErrorCode, headers as natsHeaders, type MsgHdrs, type NatsConnection, type NatsError } from "nats";
+import type { z } from "zod";
+import { BusError } from "./errors.js";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export interface RequestOptions {
+  timeoutMs?: number;
+  headers?: MsgHdrs;
+}
+
+export const DEFAULT_TIMEOUT_MS = 3000;
+
+/** A JSON request/reply across the bus; both ends are validated against the endpoint's schemas. */
+export async function request<Req extends z.ZodType, Rep extends z.ZodType>(
+  nc: NatsConnection,
+  ep: BusEndpoint<Req, Rep>,
+  req: z.input<Req>,
+  opts: RequestOptions = {},
+): Promise<z.output<Rep>> {
+  const msg = await send(nc, ep, req, opts);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(decoder.decode(msg.data));
+  } catch {
+    throw new BusError("invalid_reply", 502, `${ep.subject}: reply is not JSON`);
+  }
+  const parsed = ep.reply.safeParse(raw);
+  if (!parsed.success) throw new BusError("invalid_reply", 502, `${ep.subject}: reply does not match its schema`);
+  return parsed.data;
+}
+
+/** A request whose reply is metadata (validated) plus raw body bytes. */
+export async function requestBytes<Req extends z.ZodType, Rep extends z.ZodType>(
+  nc: NatsConnection,
+  ep: BusEndpoint<Req, Rep>,
+  req: z.input<Req>,
+  opts: RequestOptions = {},
+): Promise<{ meta: z.output<Rep>; body: Uint8Array }> {
+  const msg = await send(nc, ep, req, opts);
+  const metaText = msg.headers?.get(BUS_META_HEADER);
+  if (!metaText) throw new BusError("invalid_reply", 502, `${ep.subject}: reply has no metadata`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(metaText);
+  } catch {
+    throw new BusError("invalid_reply", 502, `${ep.subject}: reply metadata is not JSON`);
+  }
+  const parsed = ep.reply.safeParse(raw);
+  if (!parsed.success) throw new BusError("invalid_reply", 502, `${ep.subject}: reply metadata does not match its schema`);
+  return { meta: parsed.data, body: msg.data };
+}
+
+async function send(nc: NatsConnection, ep: BusEndpoint, req: unknown, opts: RequestOptions) {
+  const checked = ep.request.safeParse(req);
+  // A request that fails its own schema is our bug, not the caller's input.
+  if (!checked.success) throw new BusError("internal_error", 500, `${ep.subject}: request does not match its schema`);
+  let msg;
+  try {
+    msg = await nc.request(ep.subject, encoder.encode(JSON.stringify(checked.data)), {
+      timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      ...(opts.headers ? { headers: opts.headers } : {}),
+    });
+  } catch (e) {
+    throw fromNatsError(e, ep.subject);
+  }
+  const status = msg.headers?.get(BUS_ERROR_HEADERS.code);
+  if (status) {
+    const reason = ErrorCode.safeParse(msg.headers?.get(BUS_ERROR_HEADERS.reason));
+    const code = Number(status);
+    const valid = Number.isInteger(code) && code >= 400 && code <= 599;
+    throw new BusError(reason.success ? reason.data : "upstream_error", valid ? code : 502, `${ep.subject} answered ${status}`);
+  }
+  return msg;
+}
+
+function fromNatsError(e: unknown, subject: string): BusError {
+  const code = (e as NatsError | undefined)?.code;
+  if (code === NatsErrorCode.NoResponders) return new BusError("service_unavailable", 503, `${subject}: no responders`);
+  if (code === NatsErrorCode.Timeout) return new BusError("upstream_timeout", 504, `${subject}: timed out`);
+  return new BusError("service_unavailable", 503, `${subject}: bus unavailable`);
+}
+
+export { natsHeaders as busHeaders };

@@ -1,0 +1,102 @@
+import type { ServiceName } from "@board/proto";
+import type { Service } from "nats";
+import { connectBus, type Bus } from "./bus.js";
+import { openDatabase, type OpenDatabase } from "./db.js";
+import type { BaseEnv } from "./env.js";
+import { startHealthServer, type HealthServer, type ReadinessCheck } from "./health.js";
+import { Lifecycle } from "./lifecycle.js";
+import { createLogger, type Logger } from "./log.js";
+import { createMetrics, type Metrics } from "./metrics.js";
+import { addBusService, defaultInstanceId, type Binding } from "./service.js";
+
+export interface RuntimeOptions<S extends Record<string, unknown>> {
+  service: ServiceName;
+  version: string;
+  description: string;
+  env: BaseEnv;
+  /** The service's database: its migrations folder and drizzle schema. Omit for a service that owns no data. */
+  database?: { migrationsFolder?: string; schema?: S };
+  /** Further readiness checks beyond the bus and the database. */
+  checks?: Record<string, ReadinessCheck>;
+}
+
+export interface Runtime<S extends Record<string, unknown>> {
+  readonly service: ServiceName;
+  readonly instance: string;
+  readonly log: Logger;
+  readonly metrics: Metrics;
+  readonly bus: Bus;
+  readonly database: OpenDatabase<S> | null;
+  readonly health: HealthServer;
+  readonly lifecycle: Lifecycle;
+  /** Registers the service and its endpoints on the bus; call once the service can answer. */
+  serve(bindings: Binding[]): Promise<Service>;
+  stop(): Promise<void>;
+}
+
+/** The plumbing every service starts with, in order: log, metrics, bus, database, health port. */
+export async function startRuntime<S extends Record<string, unknown> = Record<string, never>>(
+  opts: RuntimeOptions<S>,
+): Promise<Runtime<S>> {
+  const instance = opts.env.INSTANCE_ID ?? defaultInstanceId();
+  const log = createLogger(opts.service, opts.env.LOG_LEVEL, instance);
+  const metrics = createMetrics(opts.service);
+  const lifecycle = new Lifecycle(log);
+  try {
+    const bus = await connectBus(opts.env.NATS_URL, `${opts.service}:${instance}`, log);
+    lifecycle.onStop("bus", async () => {
+      if (!bus.nc.isClosed()) await bus.nc.drain();
+    });
+    const database = opts.database
+      ? await openDatabase<S>({
+          service: opts.service,
+          url: opts.env.DATABASE_URL,
+          dataDir: opts.env.DATA_DIR,
+          log,
+          ...(opts.database.migrationsFolder ? { migrationsFolder: opts.database.migrationsFolder } : {}),
+          ...(opts.database.schema ? { schema: opts.database.schema } : {}),
+        })
+      : null;
+    if (database) lifecycle.onStop("database", () => database.close());
+    const checks: Record<string, ReadinessCheck> = {
+      nats: () => {
+        if (!bus.connected()) throw new Error("bus down");
+      },
+      ...(database ? { database: () => database.ping() } : {}),
+      ...opts.checks,
+    };
+    const health = await startHealthServer({ port: opts.env.HEALTH_PORT, checks, registry: metrics.registry, log });
+    lifecycle.onStop("health", () => health.close());
+    return {
+      service: opts.service,
+      instance,
+      log,
+      metrics,
+      bus,
+      database,
+      health,
+      lifecycle,
+      serve: async (bindings) => {
+        const srv = await addBusService({
+          nc: bus.nc,
+          name: opts.service,
+          version: opts.version,
+          description: opts.description,
+          instance,
+          log,
+          metrics,
+          bindings,
+        });
+        lifecycle.onStop("service", async () => {
+          if (!srv.isStopped) await srv.stop();
+        });
+        log.info({ endpoints: bindings.map((b) => b.ep.subject) }, "serving on the bus");
+        return srv;
+      },
+      stop: () => lifecycle.stop(),
+    };
+  } catch (err) {
+    await lifecycle.stop();
+    throw err;
+  }
+}

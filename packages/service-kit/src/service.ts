@@ -1,0 +1,144 @@
+import os from "node:os";
+import { BUS_META_HEADER, pingEndpoint, type BusEndpoint, type ServiceName } from "@board/proto";
+import { headers as natsHeaders, type MsgHdrs, type NatsConnection, type Service, type ServiceMsg } from "nats";
+import type { z } from "zod";
+import { BusError, isBusError } from "./errors.js";
+import type { Logger } from "./log.js";
+import type { Metrics } from "./metrics.js";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+export interface HandlerContext {
+  readonly headers: MsgHdrs | undefined;
+}
+
+export interface BytesReply<M> {
+  meta: M;
+  body: Uint8Array;
+}
+
+/** An endpoint and the function that answers it. */
+export type Binding =
+  | { kind: "json"; ep: BusEndpoint; handle: (req: unknown, ctx: HandlerContext) => Promise<unknown> }
+  | { kind: "bytes"; ep: BusEndpoint; handle: (req: unknown, ctx: HandlerContext) => Promise<BytesReply<unknown>> };
+
+export function bind<Req extends z.ZodType, Rep extends z.ZodType>(
+  ep: BusEndpoint<Req, Rep>,
+  handle: (req: z.output<Req>, ctx: HandlerContext) => Promise<z.input<Rep>>,
+): Binding {
+  if (ep.body !== "json") throw new Error(`${ep.subject} replies with bytes: use bindBytes`);
+  return { kind: "json", ep, handle: handle as (req: unknown, ctx: HandlerContext) => Promise<unknown> };
+}
+
+export function bindBytes<Req extends z.ZodType, Rep extends z.ZodType>(
+  ep: BusEndpoint<Req, Rep>,
+  handle: (req: z.output<Req>, ctx: HandlerContext) => Promise<BytesReply<z.input<Rep>>>,
+): Binding {
+  if (ep.body !== "bytes") throw new Error(`${ep.subject} replies with JSON: use bind`);
+  return { kind: "bytes", ep, handle: handle as (req: unknown, ctx: HandlerContext) => Promise<BytesReply<unknown>> };
+}
+
+export interface ServiceOptions {
+  nc: NatsConnection;
+  name: ServiceName;
+  version: string;
+  description: string;
+  instance: string;
+  log: Logger;
+  metrics: Metrics;
+  bindings: Binding[];
+}
+
+export const defaultInstanceId = () => `${os.hostname()}-${process.pid}`;
+
+/**
+ * Registers the service with the NATS services API ($SRV discovery and stats), its endpoints
+ * in the `<service>.v1` group under the shared queue group, plus `<service>.v1.ping`.
+ */
+export async function addBusService(opts: ServiceOptions): Promise<Service> {
+  const startedAt = new Date();
+  const ping = pingEndpoint(opts.name);
+  const bindings: Binding[] = [
+    bind(ping, async () => ({
+      service: opts.name,
+      version: opts.version,
+      instance: opts.instance,
+      started_at: startedAt.toISOString(),
+      uptime_seconds: (Date.now() - startedAt.getTime()) / 1000,
+    })),
+    ...opts.bindings,
+  ];
+  const srv = await opts.nc.services.add({
+    name: opts.name,
+    version: opts.version,
+    description: opts.description,
+    queue: "q",
+    metadata: { instance: opts.instance },
+  });
+  const groups = new Map<string, ReturnType<Service["addGroup"]>>();
+  for (const b of bindings) {
+    const group = groups.get(b.ep.group) ?? srv.addGroup(b.ep.group);
+    groups.set(b.ep.group, group);
+    group.addEndpoint(b.ep.name, {
+      handler: (_err, msg) => void answer(b, msg, opts),
+      metadata: { body: b.ep.body },
+    });
+  }
+  return srv;
+}
+
+/** Every path ends in exactly one reply: the result, or an error with a status and reason code. */
+async function answer(b: Binding, msg: ServiceMsg, opts: ServiceOptions): Promise<void> {
+  const started = performance.now();
+  let outcome = "ok";
+  try {
+    const req = parseRequest(b.ep, msg.data);
+    const ctx: HandlerContext = { headers: msg.headers };
+    if (b.kind === "json") {
+      const result = b.ep.reply.safeParse(await b.handle(req, ctx));
+      if (!result.success) {
+        opts.log.error({ subject: b.ep.subject, issues: result.error.issues.slice(0, 5) }, "reply fails its schema");
+        throw new BusError("internal_error");
+      }
+      msg.respond(encoder.encode(JSON.stringify(result.data)));
+    } else {
+      const { meta, body } = await b.handle(req, ctx);
+      const checked = b.ep.reply.safeParse(meta);
+      if (!checked.success) {
+        opts.log.error({ subject: b.ep.subject, issues: checked.error.issues.slice(0, 5) }, "reply metadata fails its schema");
+        throw new BusError("internal_error");
+      }
+      const h = natsHeaders();
+      h.set(BUS_META_HEADER, JSON.stringify(checked.data));
+      msg.respond(body, { headers: h });
+    }
+  } catch (e) {
+    if (isBusError(e)) {
+      outcome = e.code;
+      msg.respondError(e.status, e.code);
+    } else {
+      outcome = "internal_error";
+      // The text of an unexpected failure stays in our log; the bus carries only the code.
+      opts.log.error({ err: e, subject: b.ep.subject }, "handler failed");
+      msg.respondError(500, "internal_error");
+    }
+    opts.metrics.errors.inc({ code: outcome });
+  } finally {
+    opts.metrics.busHandled.observe({ subject: b.ep.subject, outcome }, (performance.now() - started) / 1000);
+  }
+}
+
+function parseRequest(ep: BusEndpoint, data: Uint8Array): unknown {
+  let raw: unknown = {};
+  if (data.length > 0) {
+    try {
+      raw = JSON.parse(decoder.decode(data));
+    } catch {
+      throw new BusError("invalid_request", 400, "request is not JSON");
+    }
+  }
+  const parsed = ep.request.safeParse(raw);
+  if (!parsed.success) throw new BusError("invalid_request", 400, "request does not match its schema");
+  return parsed.data;
+}

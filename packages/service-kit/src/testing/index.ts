@@ -1,0 +1,3 @@
+export * from "./infra.js";
+export * from "./database.js";
+export * from "./inject.js";

@@ -1,0 +1,34 @@
+import { z } from "zod";
+import { IsoDate, IsoDateTime } from "../records/common.js";
+import { FreshnessBlock } from "../records/freshness.js";
+import { ViewName } from "../records/views.js";
+import { busEndpoint } from "./endpoint.js";
+
+export const ContentEncoding = z.enum(["identity", "gzip"]);
+export type ContentEncoding = z.infer<typeof ContentEncoding>;
+
+export const BoardReadRequest = z.object({
+  view: ViewName,
+  /** The route's query, already validated by the gateway against the catalogue. */
+  params: z.record(z.string(), z.string()).default({}),
+  encoding: ContentEncoding.default("identity"),
+  if_none_match: z.string().max(512).optional(),
+});
+export type BoardReadRequest = z.input<typeof BoardReadRequest>;
+
+/** Metadata of a board.v1.read reply; the body bytes follow as the message payload. */
+export const BoardReadMeta = z.object({
+  status: z.union([z.literal(200), z.literal(304)]),
+  etag: z.string(),
+  encoding: ContentEncoding,
+  freshness: FreshnessBlock,
+  asof_daily: IsoDate,
+  computed_at: IsoDateTime,
+});
+export type BoardReadMeta = z.infer<typeof BoardReadMeta>;
+
+export const boardRead = busEndpoint("board", "read", BoardReadRequest, BoardReadMeta, "bytes");
+
+/** The JetStream stream the scanner publishes snapshots to, and its subject. */
+export const SNAPSHOT_STREAM = "BOARD";
+export const SNAPSHOT_SUBJECT = "board.snapshots.v1";

@@ -1,0 +1,3 @@
+export * from "./endpoint.js";
+export * from "./ping.js";
+export * from "./board.js";

@@ -1,0 +1,61 @@
+import { z } from "zod";
+
+/**
+ * Stable reason codes. They cross the bus in the Nats-Service-Error header and reach
+ * clients in the error body; clients may act on them, so they never change meaning.
+ */
+export const ErrorCode = z.enum([
+  "not_found",
+  "method_not_allowed",
+  "invalid_query",
+  "invalid_request",
+  "invalid_reply",
+  "payment_required",
+  "forbidden",
+  "rate_limited",
+  "snapshot_unavailable",
+  "service_unavailable",
+  "upstream_timeout",
+  "upstream_error",
+  "internal_error",
+  "not_implemented",
+]);
+export type ErrorCode = z.infer<typeof ErrorCode>;
+
+/** The HTTP status each reason code is answered with. */
+export const ERROR_STATUS: Record<ErrorCode, number> = {
+  not_found: 404,
+  method_not_allowed: 405,
+  invalid_query: 400,
+  invalid_request: 400,
+  invalid_reply: 502,
+  payment_required: 402,
+  forbidden: 403,
+  rate_limited: 429,
+  snapshot_unavailable: 503,
+  service_unavailable: 503,
+  upstream_timeout: 504,
+  upstream_error: 502,
+  internal_error: 500,
+  not_implemented: 501,
+};
+
+/** The one error body shape of the whole API (x402, RFC 6749 and MPP bodies excepted). */
+export const ErrorBody = z.object({
+  error: z.object({
+    code: ErrorCode,
+    message: z.string(),
+    status: z.number().int().min(400).max(599),
+    param: z.string().optional(),
+    retry_after_seconds: z.number().int().min(0).optional(),
+    allowed_methods: z.array(z.string()).optional(),
+    docs: z.string().optional(),
+  }),
+});
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+/** The bus error headers of the NATS services API. */
+export const BUS_ERROR_HEADERS = {
+  code: "Nats-Service-Error-Code",
+  reason: "Nats-Service-Error",
+} as const;

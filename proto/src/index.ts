@@ -1,0 +1,4 @@
+export * from "./records/index.js";
+export * from "./bus/index.js";
+export * from "./errors.js";
+export * from "./routes/index.js";

@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { BookCode, Percentile, Score, SectorOrIndex, Symbol } from "./common.js";
+
+/** SPEC.md section 3: entry states, first match wins (SCORING.md). */
+export const EntryState = z.enum(["READY", "SETUP", "WAIT", "CHASE", "FALLING"]);
+export type EntryState = z.infer<typeof EntryState>;
+
+/** Firing when the READY trigger happened on today's or yesterday's bar. */
+export const Light = z.enum(["firing", "cold"]);
+export type Light = z.infer<typeof Light>;
+
+export const HoldLabel = z.enum(["STRONG", "HOLD", "WEAKENING", "TRIM", "EXIT"]);
+export type HoldLabel = z.infer<typeof HoldLabel>;
+
+/** Liquidity tier by adv20_usd: A >= 500M, B >= 100M, C >= 20M, D below. */
+export const LiquidityTier = z.enum(["A", "B", "C", "D"]);
+export type LiquidityTier = z.infer<typeof LiquidityTier>;
+
+/** SPEC.md 2.2, with the further per-name fields the endpoint descriptions name, typed here. */
+export const NameRecord = z.object({
+  sym: Symbol,
+  name: z.string().min(1),
+  sector: SectorOrIndex,
+  bk: z.array(BookCode).min(1),
+  price: z.number().positive(),
+  chg_pct: z.number(),
+  opp_score: Score,
+  opp_pct: Percentile,
+  state: EntryState,
+  prev_state: EntryState.nullable(),
+  light: Light,
+  entry_q: Score,
+  hold_q: Score,
+  hold_label: HoldLabel,
+  is_leader: z.boolean(),
+  growth_score: Score,
+  gap_risk: Score,
+  dollar_volume: z.number().min(0),
+  adv20_usd: z.number().min(0),
+  liquidity: LiquidityTier,
+});
+export type NameRecord = z.infer<typeof NameRecord>;

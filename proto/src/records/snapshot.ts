@@ -1,0 +1,12 @@
+import { z } from "zod";
+import { SectorLabel, Symbol } from "./common.js";
+import { BoardContent } from "./board.js";
+
+/** The event scanner-ingest publishes to the BOARD stream, once per scan. */
+export const Snapshot = z.object({
+  version: z.literal(1),
+  board: BoardContent,
+  /** One ETF per sector label: the sector read's `etf` parameter and the sector directory. */
+  sector_etfs: z.record(SectorLabel, Symbol),
+});
+export type Snapshot = z.infer<typeof Snapshot>;

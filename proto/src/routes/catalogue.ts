@@ -1,0 +1,140 @@
+import { z } from "zod";
+import type { ViewName } from "../records/views.js";
+import { PreviewParam, SampleParam, SectorNameParam, SymList } from "./query.js";
+
+/** Access tiers of SPEC.md section 5. */
+export const Tier = z.enum(["anonymous", "free_key", "wallet", "x402", "scanner_license", "live_license", "bearer"]);
+export type Tier = z.infer<typeof Tier>;
+
+export const RouteKind = z.enum(["paid", "free", "live", "discovery", "auth"]);
+export type RouteKind = z.infer<typeof RouteKind>;
+
+export type HttpMethod = "GET" | "HEAD" | "POST";
+
+export interface Route {
+  readonly path: string;
+  readonly methods: readonly HttpMethod[];
+  readonly kind: RouteKind;
+  /** Price per read in USDC base units; null where the route is not sold per read. */
+  readonly price: bigint | null;
+  /** Who may read it. Anyone may still pay for a paid route. */
+  readonly tiers: readonly Tier[];
+  readonly query: z.ZodObject;
+  /** The board view the route serves; null for routes answered by another service. */
+  readonly view: ViewName | null;
+  /** A query that turns a paid route into a free read (agent?preview=1). */
+  readonly freeVariant?: { readonly param: string; readonly value: string; readonly view: ViewName };
+  readonly summary: string;
+}
+
+const NONE = z.object({});
+const PAID_TIERS = ["x402", "scanner_license", "live_license", "bearer"] as const satisfies readonly Tier[];
+const FREE_TIER_PAID = [...PAID_TIERS, "free_key", "wallet"] as const satisfies readonly Tier[];
+const EVERYONE = Tier.options;
+const LIVE_TIERS = ["live_license", "bearer"] as const satisfies readonly Tier[];
+
+const paid = (
+  path: string,
+  price: number,
+  view: ViewName,
+  summary: string,
+  opts: { query?: z.ZodObject; freeTier?: boolean } = {},
+): Route => ({
+  path,
+  methods: ["GET"],
+  kind: "paid",
+  price: BigInt(price),
+  tiers: opts.freeTier ? FREE_TIER_PAID : PAID_TIERS,
+  query: opts.query ?? NONE,
+  view,
+  summary,
+});
+
+const free = (path: string, view: ViewName | null, summary: string, query: z.ZodObject = NONE): Route => ({
+  path,
+  methods: ["GET"],
+  kind: "free",
+  price: null,
+  tiers: EVERYONE,
+  query,
+  view,
+  summary,
+});
+
+const other = (
+  path: string,
+  kind: RouteKind,
+  methods: readonly HttpMethod[],
+  summary: string,
+  tiers: readonly Tier[] = EVERYONE,
+): Route => ({ path, methods, kind, price: null, tiers, query: NONE, view: null, summary });
+
+/** Every path of SPEC.md section 4 plus the four reads of DECISIONS.md: the one source for routing, pricing and OpenAPI. */
+export const ROUTES: readonly Route[] = [
+  {
+    ...paid("/api/board/agent", 250000, "agent", "The full board: every name, every book's regime verdict, cards and lanes.", {
+      query: z.object({ preview: PreviewParam.optional() }),
+    }),
+    freeVariant: { param: "preview", value: "1", view: "preview" },
+  },
+  paid("/api/board/regime", 5000, "regime", "Regime verdict per book plus the permission ladder.", { freeTier: true }),
+  paid("/api/board/buylist", 20000, "buylist", "Ranked candidates per book across both lanes, with entry windows and leadership flags."),
+  paid("/api/board/indices", 5000, "indices", "Scored index row per book and each book's regime verdict.", { freeTier: true }),
+  paid("/api/board/sectors", 10000, "sectors", "Every sector ETF scored, and which sectors each book's regime calls green."),
+  paid("/api/board/top-volume", 20000, "top-volume", "Top names by 20-day average dollar volume in every sector, each scored."),
+  paid("/api/board/name", 5000, "name", "The full score read of one to ten symbols.", { query: z.object({ sym: SymList }) }),
+  paid("/api/board/leaders", 10000, "leaders", "Top 10 leadership names per book by opportunity score."),
+  paid("/api/board/movers", 5000, "movers", "Top 10 gainers and 10 losers by day percent change, each scored.", { freeTier: true }),
+  paid("/api/board/sector", 10000, "sector", "Every member of one sector, ranked, plus the sector ETF row.", {
+    query: z.object({ name: SectorNameParam.optional(), etf: SectorNameParam.optional() }),
+  }),
+  paid("/api/board/crypto", 5000, "crypto", "The crypto gate: trend on/off per asset on the UTC daily close.", { freeTier: true }),
+  paid("/api/board/crypto/night", 5000, "crypto-night", "What BTC and ETH did since the last US close.", { freeTier: true }),
+  paid("/api/board/tradfi-risk", 5000, "tradfi-risk", "The macro book's risk read: bonds, credit, gold and its verdict.", {
+    freeTier: true,
+  }),
+  paid("/api/board/hold", 5000, "hold", "Hold strength and label for one to ten symbols.", {
+    query: z.object({ sym: SymList }),
+    freeTier: true,
+  }),
+
+  free("/api/board/free", "free", "The previous trading day's top 3 names per book with regime lines."),
+  free("/api/board/status", "status", "Service status: data freshness, reads served, last settlement, performance."),
+  free("/api/board/symbols", "symbols", "The symbol directory."),
+  free("/api/board/state", "state", "A content hash per view: poll this and buy only on change."),
+  free("/api/board/asof", "asof-sample", "One complete committed sample day of scores.", z.object({ sample: SampleParam })),
+  free("/api/board/signal-audit", "signal-audit", "Forward-return audit of past committed scores."),
+  free("/api/board/proof", "proof", "Append-only sha256 pre-commitments of every published board."),
+  free("/api/perf", "perf", "Engine versus benchmark performance, percentages only."),
+
+  other("/api/live/feed", "live", ["GET"], "Engine-grade live feed.", LIVE_TIERS),
+  other("/api/live/rules", "live", ["GET"], "The published rules of engagement.", LIVE_TIERS),
+  other("/api/live/setup", "live", ["GET"], "Per name, the full setup.", LIVE_TIERS),
+
+  other("/api", "discovery", ["GET"], "The 402 catalogue of every paid offer."),
+  other("/openapi.json", "discovery", ["GET"], "OpenAPI 3.1 description."),
+  other("/llms.txt", "discovery", ["GET"], "The board described for language models."),
+  other("/.well-known/api-catalog", "discovery", ["GET", "HEAD"], "RFC 9727 API catalog."),
+  other("/.well-known/mcp/server-card.json", "discovery", ["GET"], "MCP server card."),
+  other("/.well-known/mcp/server-card", "discovery", ["GET"], "MCP server card."),
+
+  other("/api/key", "auth", ["POST"], "Issue a free API key for an email address."),
+  other("/api/auth/nonce", "auth", ["GET"], "A sign-in message to sign, with a server nonce."),
+  other("/api/auth/verify", "auth", ["POST"], "Exchange a signed sign-in message for a wallet-tier key."),
+  other("/oauth/token", "auth", ["POST"], "Client credentials grant: a license key for a bearer token."),
+  other("/oauth/jwks", "auth", ["GET"], "Public keys that verify bearer tokens."),
+  other("/oauth/authorize", "auth", ["GET"], "Always refuses: no interactive grant exists."),
+  other("/.well-known/oauth-authorization-server", "auth", ["GET"], "RFC 8414 authorization server metadata."),
+  other("/.well-known/oauth-protected-resource", "auth", ["GET"], "RFC 9728 protected resource metadata."),
+];
+
+export const ROUTE_BY_PATH: ReadonlyMap<string, Route> = new Map(ROUTES.map((r) => [r.path, r]));
+
+export const PAID_ROUTES = ROUTES.filter((r) => r.kind === "paid");
+
+/** The view a request is served from: the free variant when its query asks for it. */
+export function viewFor(route: Route, query: Record<string, unknown>): { view: ViewName | null; free: boolean } {
+  const v = route.freeVariant;
+  if (v && query[v.param] === v.value) return { view: v.view, free: true };
+  return { view: route.view, free: route.kind !== "paid" && route.kind !== "live" };
+}

@@ -1,0 +1,2 @@
+export * from "./query.js";
+export * from "./catalogue.js";

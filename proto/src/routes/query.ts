@@ -1,0 +1,35 @@
+import { z } from "zod";
+
+/**
+ * Query values arrive as string, string[] (a repeated parameter) or undefined.
+ * A repeated parameter is refused rather than guessed at.
+ */
+export const Single = z.string({
+  error: (issue) => (Array.isArray(issue.input) ? "must be given once" : "must be a string"),
+});
+
+/** preview: only the value 1 is allowed. */
+export const PreviewParam = Single.pipe(z.literal("1", { error: "the only allowed value is 1" }));
+
+/** sample: only the value 1 is allowed. */
+export const SampleParam = Single.pipe(z.literal("1", { error: "the only allowed value is 1" }));
+
+export const MAX_BATCH = 10;
+
+/**
+ * One to ten comma-separated symbols. Unknown symbols are not an error here (the read
+ * answers them with the directory); an empty list or more than ten is.
+ */
+export const SymList = Single.transform((s) =>
+  s
+    .split(",")
+    .map((x) => x.trim().toUpperCase())
+    .filter((x) => x.length > 0),
+).pipe(
+  z
+    .array(z.string().max(16, "each symbol is at most 16 characters"))
+    .min(1, "give one to ten comma-separated symbols")
+    .max(MAX_BATCH, `at most ${MAX_BATCH} symbols per read`),
+);
+
+export const SectorNameParam = Single.pipe(z.string().trim().min(1, "must not be empty").max(64));

@@ -1,0 +1,38 @@
+import { defineConfig } from "vitest/config";
+
+const serial = { pool: "forks" as const, fileParallelism: false, maxWorkers: 1 };
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["{proto,packages,services}/**/test/**/*.test.ts"],
+          exclude: ["**/node_modules/**", "**/test/integration/**"],
+        },
+      },
+      {
+        // Integration tests share one NATS and one Postgres server: one file at a time.
+        test: {
+          name: "integration",
+          include: ["{proto,packages,services}/**/test/integration/**/*.test.ts"],
+          globalSetup: ["test/setup/infra.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+          ...serial,
+        },
+      },
+      {
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
+          globalSetup: ["test/setup/infra.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          ...serial,
+        },
+      },
+    ],
+  },
+});
