@@ -3,15 +3,18 @@
 
 export class BoundedCache<K, V> {
   readonly #map = new Map<K, V>();
+  readonly #max: number;
 
-  constructor(private readonly max: number) {}
+  constructor(max: number) {
+    this.#max = max;
+  }
 
   get(key: K): V | undefined {
     return this.#map.get(key);
   }
 
   set(key: K, value: V): V {
-    if (this.#map.size >= this.max && !this.#map.has(key)) {
+    if (this.#map.size >= this.#max && !this.#map.has(key)) {
       // Maps iterate in insertion order, so the first key is the oldest entry.
       const oldest = this.#map.keys().next();
       if (!oldest.done) this.#map.delete(oldest.value);

@@ -40,7 +40,8 @@ export async function openDatabase<S extends Record<string, unknown> = Record<st
   opts: DatabaseOptions<S>,
 ): Promise<OpenDatabase<S>> {
   const migration = opts.migrationsFolder
-    ? { migrationsFolder: opts.migrationsFolder, migrationsSchema: schemaName(opts.service), migrationsTable: "migrations" }
+    ? // The journal lives beside, not inside, the service's schema: its first migration creates that schema.
+      { migrationsFolder: opts.migrationsFolder, migrationsSchema: "drizzle", migrationsTable: `${schemaName(opts.service)}_migrations` }
     : undefined;
   const config = opts.schema ? { schema: opts.schema } : {};
 

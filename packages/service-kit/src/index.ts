@@ -10,3 +10,4 @@ export * from "./db.js";
 export * from "./lifecycle.js";
 export * from "./runtime.js";
 export * from "./main.js";
+export * from "./jetstream.js";

@@ -1,0 +1,69 @@
+import { Snapshot, SNAPSHOT_STREAM } from "@board/proto";
+import type { Logger } from "@board/service-kit";
+import { DeliverPolicy, type ConsumerMessages, type NatsConnection } from "nats";
+import { snapshotHash, type SnapshotStore } from "./store.js";
+
+const decoder = new TextDecoder();
+
+export interface SnapshotConsumer {
+  stop(): Promise<void>;
+}
+
+/**
+ * Follows the BOARD stream from the last sequence this database holds, stores every
+ * snapshot (idempotently), and calls `onCaughtUp` once nothing is pending, so a replica
+ * that restarts stores what it missed but renders only the newest.
+ */
+export async function consumeSnapshots(opts: {
+  nc: NatsConnection;
+  store: SnapshotStore;
+  log: Logger;
+  onCaughtUp: () => Promise<void>;
+}): Promise<SnapshotConsumer> {
+  const startSeq = (await opts.store.lastStreamSeq()) + 1;
+  const js = opts.nc.jetstream();
+  const consumer = await js.consumers.get(SNAPSHOT_STREAM, {
+    deliver_policy: DeliverPolicy.StartSequence,
+    opt_start_seq: startSeq,
+  });
+  const messages: ConsumerMessages = await consumer.consume({ max_messages: 8 });
+  let stopped = false;
+  const done = (async () => {
+    for await (const m of messages) {
+      const body = decoder.decode(m.data);
+      let snapshot: Snapshot;
+      try {
+        snapshot = Snapshot.parse(JSON.parse(body));
+      } catch {
+        // A snapshot that fails its contract is never served; it stays in the stream for inspection.
+        opts.log.error({ seq: m.seq }, "snapshot fails its schema; skipped");
+        continue;
+      }
+      const hash = snapshotHash(m.data);
+      // The database may be away: retry this snapshot until it is stored, so none is skipped.
+      const isNew = await untilStored(() => opts.store.save(snapshot, body, hash, m.seq), opts.log, m.seq, () => stopped);
+      if (isNew === undefined) break;
+      opts.log.info({ seq: m.seq, asof: snapshot.board.asof_daily, computed_at: snapshot.board.computed_at, isNew }, "snapshot stored");
+      if (m.info.pending === 0) await opts.onCaughtUp().catch((err: unknown) => opts.log.error({ err }, "publication failed"));
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      messages.stop();
+      await done.catch(() => undefined);
+    },
+  };
+}
+
+async function untilStored<T>(save: () => Promise<T>, log: Logger, seq: number, stopped: () => boolean): Promise<T | undefined> {
+  for (let attempt = 0; !stopped(); attempt++) {
+    try {
+      return await save();
+    } catch (err) {
+      if (attempt === 0) log.error({ err: (err as Error).message, seq }, "snapshot not stored yet; retrying");
+      await new Promise((r) => setTimeout(r, Math.min(5000, 100 * 2 ** attempt)));
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,47 @@
+import { freshnessAt } from "@board/market-calendar";
+import type { BoardReadMeta, BoardReadRequest, ViewName } from "@board/proto";
+import { BusError, type BytesReply } from "@board/service-kit";
+import type { Publication } from "./publication.js";
+import { gzipBody, identityBody } from "./render/rendered.js";
+
+/** Views rendered from the delayed (previous trading day) board: absent until one exists. */
+const DELAYED_VIEWS: ReadonlySet<ViewName> = new Set(["free", "preview"]);
+
+const EMPTY = new Uint8Array(0);
+
+export interface ReadDeps {
+  publication: () => Publication | null;
+  now: () => Date;
+  refreshMinutes: number;
+}
+
+/** board.v1.read: a lookup of pre-rendered bytes plus this moment's freshness block. */
+export function readView(deps: ReadDeps, req: Required<Pick<BoardReadRequest, "view">> & BoardReadRequest): BytesReply<BoardReadMeta> {
+  const pub = deps.publication();
+  if (!pub) throw new BusError("snapshot_unavailable", 503, "no snapshot has been published yet");
+  const view = pub.views.get(req.view);
+  if (!view) {
+    if (DELAYED_VIEWS.has(req.view)) throw new BusError("snapshot_unavailable", 503, "no board of an earlier trading day is stored yet");
+    throw new BusError("not_implemented", 501, `view ${req.view} is not rendered yet`);
+  }
+  const freshness = freshnessAt(deps.now(), new Date(view.computedAtMs), deps.refreshMinutes);
+  const encoding = req.encoding ?? "identity";
+  const meta = (status: 200 | 304): BoardReadMeta => ({
+    status,
+    etag: view.rendered.etag,
+    encoding,
+    freshness,
+    asof_daily: view.asofDaily,
+    computed_at: view.computedAt,
+  });
+  if (req.if_none_match && matchesEtag(req.if_none_match, view.rendered.etag)) return { meta: meta(304), body: EMPTY };
+  const body = encoding === "gzip" ? gzipBody(view.rendered, freshness) : identityBody(view.rendered, freshness);
+  return { meta: meta(200), body };
+}
+
+/** If-None-Match compares weakly (RFC 9110 13.1.2): W/ prefixes do not matter, * matches all. */
+function matchesEtag(header: string, etag: string): boolean {
+  const bare = (t: string) => t.trim().replace(/^W\//, "");
+  const want = bare(etag);
+  return header.split(",").some((t) => t.trim() === "*" || bare(t) === want);
+}

@@ -1,0 +1,59 @@
+import { fileURLToPath } from "node:url";
+import { boardRead } from "@board/proto";
+import { bindBytes, ensureSnapshotStream, startRuntime, type Runtime } from "@board/service-kit";
+import pkg from "../package.json" with { type: "json" };
+import { consumeSnapshots } from "./consumer.js";
+import * as schema from "./db/schema.js";
+import type { BoardEnv } from "./env.js";
+import { buildPublication, type Publication } from "./publication.js";
+import { readView } from "./read.js";
+import { SnapshotStore } from "./store.js";
+
+export interface BoardService {
+  readonly runtime: Runtime<typeof schema>;
+  readonly store: SnapshotStore;
+  publication(): Publication | null;
+  stop(): Promise<void>;
+}
+
+/** Wires the board: database, stored snapshots, the stream consumer, then the read endpoint. */
+export async function startBoard(env: BoardEnv, opts: { now?: () => Date } = {}): Promise<BoardService> {
+  const now = opts.now ?? (() => new Date());
+  const rt = await startRuntime({
+    service: "board",
+    version: pkg.version,
+    description: "Stores published snapshots and serves every pre-rendered board view",
+    env,
+    database: { migrationsFolder: fileURLToPath(new URL("../drizzle", import.meta.url)), schema },
+  });
+  try {
+    const store = new SnapshotStore(rt.database!.db);
+    let publication: Publication | null = null;
+
+    // Renders the newest stored snapshot (and its delayed companion) unless it is already live.
+    const republish = async () => {
+      const latest = await store.latest();
+      if (!latest || publication?.snapshotHash === latest.hash) return;
+      const delayed = await store.latestBefore(latest.board.asof_daily);
+      publication = buildPublication({
+        current: latest.board,
+        currentHash: latest.hash,
+        delayed: delayed?.board ?? null,
+        snapshotsStored: await store.count(),
+      });
+      rt.log.info({ asof: latest.board.asof_daily, computed_at: latest.board.computed_at, delayed: delayed?.board.asof_daily ?? null }, "publication live");
+    };
+
+    await ensureSnapshotStream(rt.bus.nc);
+    await republish();
+    const consumer = await consumeSnapshots({ nc: rt.bus.nc, store, log: rt.log, onCaughtUp: republish });
+    rt.lifecycle.onStop("snapshot consumer", () => consumer.stop());
+    await rt.serve([
+      bindBytes(boardRead, async (req) => readView({ publication: () => publication, now, refreshMinutes: env.REFRESH_MINUTES }, req)),
+    ]);
+    return { runtime: rt, store, publication: () => publication, stop: () => rt.stop() };
+  } catch (err) {
+    await rt.stop();
+    throw err;
+  }
+}

@@ -1,0 +1,19 @@
+import express, { type NextFunction, type Request, type Response } from "express";
+import type { Logger } from "@board/service-kit";
+import type { BoardViewDeps } from "./http/board-view.js";
+import { sendError } from "./http/errors.js";
+import { mountRoutes } from "./http/routes.js";
+
+/** The HTTP edge. Express's own ETag is off: views carry their content hash from the board. */
+export function createApp(deps: BoardViewDeps & { log: Logger; trustProxyHops: number }) {
+  const app = express();
+  app.set("etag", false);
+  app.set("x-powered-by", false);
+  app.set("trust proxy", deps.trustProxyHops);
+  mountRoutes(app, deps);
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    deps.log.error({ err }, "request failed");
+    if (!res.headersSent) sendError(res, "internal_error", "The request failed on our side. Retry with backoff.");
+  });
+  return app;
+}

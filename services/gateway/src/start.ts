@@ -1,0 +1,34 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { startRuntime, type Runtime } from "@board/service-kit";
+import pkg from "../package.json" with { type: "json" };
+import { createApp } from "./app.js";
+import type { GatewayEnv } from "./env.js";
+
+export interface GatewayService {
+  readonly runtime: Runtime<Record<string, never>>;
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+/** Wires the HTTP edge onto the bus. The gateway owns no data. */
+export async function startGateway(env: GatewayEnv): Promise<GatewayService> {
+  const rt = await startRuntime({ service: "gateway", version: pkg.version, description: "HTTP edge of the board", env });
+  const app = createApp({ nc: rt.bus.nc, timeoutMs: env.BUS_TIMEOUT_MS, log: rt.log, trustProxyHops: env.TRUST_PROXY_HOPS });
+  const server = http.createServer(app);
+  server.keepAliveTimeout = 65_000;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(env.PORT, env.HOST, () => resolve());
+    });
+  } catch (err) {
+    await rt.stop();
+    throw err;
+  }
+  rt.lifecycle.onStop("http", () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeIdleConnections(); }));
+  await rt.serve([]);
+  const port = (server.address() as AddressInfo).port;
+  rt.log.info({ port }, "gateway listening");
+  return { runtime: rt, port, stop: () => rt.stop() };
+}

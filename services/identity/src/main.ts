@@ -1,0 +1,5 @@
+import { runMain } from "@board/service-kit";
+import { loadEnv } from "./env.js";
+import { startIdentity } from "./start.js";
+
+runMain(() => startIdentity(loadEnv()));

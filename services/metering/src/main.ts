@@ -1,0 +1,5 @@
+import { runMain } from "@board/service-kit";
+import { loadEnv } from "./env.js";
+import { startMetering } from "./start.js";
+
+runMain(() => startMetering(loadEnv()));

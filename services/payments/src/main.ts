@@ -1,0 +1,5 @@
+import { runMain } from "@board/service-kit";
+import { loadEnv } from "./env.js";
+import { startPayments } from "./start.js";
+
+runMain(() => startPayments(loadEnv()));
