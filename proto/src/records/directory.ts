@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { FreshnessBlock } from "./freshness.js";
 import { BookCode, DIRECTORY_PRODUCT, IsoDate, SectorLabel, SectorOrIndex, Symbol } from "./common.js";
 
 export const DirectoryEntry = z.object({
@@ -19,6 +20,7 @@ export const SymbolDirectory = z.object({
   sectors: z.partialRecord(SectorOrIndex, z.number().int().min(0)),
   symbols: z.array(DirectoryEntry),
   disclaimer: z.string(),
+  freshness: FreshnessBlock,
 });
 export type SymbolDirectory = z.infer<typeof SymbolDirectory>;
 

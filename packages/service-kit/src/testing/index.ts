@@ -1,3 +1,5 @@
 export * from "./infra.js";
 export * from "./database.js";
 export * from "./inject.js";
+export * from "./fixtures.js";
+export * from "./stream.js";

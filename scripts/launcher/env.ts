@@ -1,0 +1,18 @@
+import { z } from "zod";
+
+/** What `npm start` reads: every other setting passes through to the services unchanged. */
+export const LauncherEnv = z.object({
+  NATS_URL: z.string().min(1).optional(),
+  DATABASE_URL: z.string().min(1).optional(),
+  DATA_DIR: z.string().min(1).default(".data"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  /** First service health port (gateway, board, identity, metering, payments, scanner-ingest follow); 0: any free ports. */
+  HEALTH_PORT_BASE: z.coerce.number().int().min(0).max(65000).default(9101),
+  /** How long to wait for every service to answer its ping. */
+  START_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(600).default(90),
+});
+export type LauncherEnv = z.infer<typeof LauncherEnv>;
+
+export const launcherEnv = () => LauncherEnv.parse(process.env);
+/** The environment the services inherit. */
+export const inheritedEnv = (): Record<string, string | undefined> => ({ ...process.env });

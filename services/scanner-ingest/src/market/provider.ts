@@ -1,0 +1,36 @@
+// What the scanner needs from a source of prices: adjusted daily bars, and the live partial bar
+// during market hours. The simulator implements it today; a CSV or vendor feed will later.
+
+import type { ProviderInfo } from "@board/proto";
+
+/** One daily bar. `date` is the New York trading day (crypto: the UTC calendar day). */
+export type Bar = {
+  date: string;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
+};
+
+/**
+ * A market data source. Both reads are async so a network-backed provider fits; the simulator
+ * answers immediately.
+ */
+export interface MarketDataProvider {
+  readonly info: ProviderInfo;
+
+  /**
+   * Up to `count` completed daily bars of `sym` ending at `through` (YYYY-MM-DD, inclusive), oldest
+   * first. Fewer when the history is shorter. Equities have a bar per NYSE session, crypto one per
+   * UTC calendar day. Throws on a symbol the provider does not know.
+   */
+  dailyBars(sym: string, through: string, count: number): Promise<Bar[]>;
+
+  /**
+   * The partial bar of the day in progress at `at`: open so far, high/low so far, last price as the
+   * close, volume so far. Equities: null when the market is shut at `at`. Crypto trades
+   * continuously, so it always has one (its day is the UTC calendar day of `at`).
+   */
+  intradayBar(sym: string, at: Date): Promise<Bar | null>;
+}
