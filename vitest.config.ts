@@ -16,7 +16,7 @@ export default defineConfig({
         // Integration tests share one NATS and one Postgres server: one file at a time.
         test: {
           name: "integration",
-          include: ["{proto,packages,services}/**/test/integration/**/*.test.ts"],
+          include: ["{proto,packages,services}/**/test/integration/**/*.test.ts", "test/integration/**/*.test.ts"],
           globalSetup: ["test/setup/infra.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,

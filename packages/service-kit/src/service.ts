@@ -85,6 +85,8 @@ export async function addBusService(opts: ServiceOptions): Promise<Service> {
       metadata: { body: b.ep.body },
     });
   }
+  // The server must hold every subscription before we call ourselves ready.
+  await opts.nc.flush();
   return srv;
 }
 

@@ -1,0 +1,554 @@
+// A deterministic, seeded market simulator: daily bars for every name of the universe, built from a
+// market factor (with a slowly switching bull / chop / bear regime), a sector factor, a crypto
+// factor and idiosyncratic noise with fat tails, overnight gaps and volume that rises on big moves.
+//
+// Determinism: every day's shocks come from a hash of (seed, stream, epoch day), and every path is
+// accumulated from one fixed origin date, so a bar depends only on (seed, origin, symbol, date),
+// never on which dates were asked for first. Paths are cached per symbol and extended on demand.
+
+import { isTradingDay, sessionAt } from "@board/market-calendar";
+import type { ProviderInfo, SectorOrIndex } from "@board/proto";
+import type { UniverseEntry } from "../universe.js";
+import { fromEpochDay, toEpochDay, utcDateOf, utcDayFraction } from "./days.js";
+import type { Bar, MarketDataProvider } from "./provider.js";
+
+export const DEFAULT_SEED = 42;
+/** First simulated day. Fixed, so a date's bars never change as time moves on. */
+export const DEFAULT_ORIGIN = "2024-01-02";
+/** A request further than this past the origin is a bug, not a wish for 300 years of bars. */
+const MAX_SPAN_DAYS = 366 * 40;
+
+export type SimulatorOptions = { origin?: string };
+
+// ---------------------------------------------------------------------------------------------
+// Hashing and random numbers
+
+function mix(h: number, v: number): number {
+  h = Math.imul(h ^ v, 0x9e3779b1);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+function hashString(s: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return mix(h >>> 0, s.length);
+}
+
+/** Uniform in [0, 1) from a 32-bit hash. */
+function unit(h: number): number {
+  return h / 4294967296;
+}
+
+const TAG_REGIME = hashString("regime");
+const TAG_MARKET = hashString("market");
+const TAG_CRYPTO = hashString("crypto");
+const TAG_SECTOR = hashString("sector");
+const TAG_NAME = hashString("name");
+const TAG_INIT = hashString("init");
+const TAG_WIGGLE = hashString("wiggle");
+
+/** mulberry32, re-seeded per (stream, day): cheap, and good enough for simulated prices. */
+class Rng {
+  private s = 0;
+  private spare = Number.NaN;
+
+  reset(seed: number): this {
+    this.s = seed | 0;
+    this.spare = Number.NaN;
+    return this;
+  }
+
+  /** Uniform in (0, 1). */
+  uniform(): number {
+    let t = (this.s = (this.s + 0x6d2b79f5) | 0);
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return (((t ^ (t >>> 14)) >>> 0) + 0.5) / 4294967296;
+  }
+
+  /** Standard normal (Box-Muller, the second value kept for the next call). */
+  normal(): number {
+    if (!Number.isNaN(this.spare)) {
+      const z = this.spare;
+      this.spare = Number.NaN;
+      return z;
+    }
+    const r = Math.sqrt(-2 * Math.log(this.uniform()));
+    const a = 2 * Math.PI * this.uniform();
+    this.spare = r * Math.sin(a);
+    return r * Math.cos(a);
+  }
+
+  /** Student-t with 4 degrees of freedom as a ratio of normals, scaled to unit variance, capped at 10. */
+  student(): number {
+    const z = this.normal();
+    let chi = 0;
+    for (let k = 0; k < 4; k++) {
+      const n = this.normal();
+      chi += n * n;
+    }
+    const t = (z / Math.sqrt(chi / 4)) * Math.SQRT1_2;
+    return t > 10 ? 10 : t < -10 ? -10 : t;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Model parameters (the simulator's own; the scoring weights live in scoring/weights.ts)
+
+const BULL = 0;
+const CHOP = 1;
+const BEAR = 2;
+const REGIME_MU = [0.0007, 0.0001, -0.0011];
+const REGIME_VOL = [0.0075, 0.0105, 0.0165];
+/** Daily chance of leaving each regime: mean stays of about 130, 60 and 45 sessions. */
+const REGIME_LEAVE = [1 / 130, 1 / 60, 1 / 45];
+/** Where a regime goes when it ends: [first choice, its probability, second choice]. */
+const REGIME_NEXT: readonly (readonly [number, number, number])[] = [
+  [CHOP, 0.75, BEAR],
+  [BULL, 0.6, BEAR],
+  [CHOP, 0.55, BULL],
+];
+
+const SECTOR_DRIFT_PHI = 0.99;
+const SECTOR_DRIFT_SD = 0.0006; // stationary sd of a sector's daily drift (about 15% a year)
+const NAME_DRIFT_PHI = 0.995;
+const NAME_DRIFT_SD = 0.0009;
+const CRYPTO = { driftPhi: 0.99, driftSd: 0.0022, vol: 0.026, marketBeta: 0.6, mu: [0.0012, 0, -0.002] };
+
+/** Fraction of the factor move that happens overnight (the gap), and of idio noise added to it. */
+const GAP_FRACTION = 0.3;
+const CRYPTO_ETF_GAP_FRACTION = 0.6;
+const GAP_NOISE = 0.35;
+/** Earnings-like jumps of single stocks: about one a quarter. */
+const JUMP_P = 1 / 63;
+const JUMP_SD = 0.05;
+/** High/low excursion beyond the open-close body, in units of the typical daily move. */
+const RANGE = 0.5;
+/** Volume multiplier per typical move of |return|, normalised so an average day is near 1. */
+const VOLUME_MOVE = 1.5;
+const VOLUME_NOISE = 0.3;
+
+type SectorParams = { beta: number; vol: number; idio: number };
+
+const SECTOR_PARAMS: Record<SectorOrIndex, SectorParams> = {
+  Index: { beta: 1, vol: 0, idio: 0.0015 },
+  "Information Technology": { beta: 1.15, vol: 0.007, idio: 0.016 },
+  Semis: { beta: 1.45, vol: 0.012, idio: 0.022 },
+  Software: { beta: 1.25, vol: 0.009, idio: 0.02 },
+  "Internet & Media": { beta: 1.2, vol: 0.008, idio: 0.019 },
+  "Communication Services": { beta: 0.8, vol: 0.006, idio: 0.014 },
+  "Consumer Discretionary": { beta: 1.15, vol: 0.007, idio: 0.018 },
+  "Consumer Staples": { beta: 0.55, vol: 0.005, idio: 0.011 },
+  "Health Care": { beta: 0.8, vol: 0.006, idio: 0.014 },
+  "Biotech & Pharma": { beta: 0.8, vol: 0.008, idio: 0.018 },
+  Financials: { beta: 1.1, vol: 0.007, idio: 0.014 },
+  Industrials: { beta: 1.05, vol: 0.006, idio: 0.015 },
+  Energy: { beta: 0.85, vol: 0.013, idio: 0.016 },
+  Materials: { beta: 1.0, vol: 0.008, idio: 0.015 },
+  Utilities: { beta: 0.45, vol: 0.007, idio: 0.01 },
+  "Real Estate": { beta: 0.85, vol: 0.008, idio: 0.013 },
+  Commodities: { beta: 0.3, vol: 0.01, idio: 0.012 },
+  "Precious Metals": { beta: 0.1, vol: 0.009, idio: 0.012 },
+  Bonds: { beta: -0.05, vol: 0.004, idio: 0.002 },
+  Income: { beta: 0.3, vol: 0.003, idio: 0.003 },
+  Crypto: { beta: 0, vol: 0, idio: 0.01 },
+};
+
+const INDEX_BETA: Record<string, number> = { SPY: 1, QQQ: 1.2, IWM: 1.15, DIA: 0.92, RSP: 1 };
+const START_PRICE: Record<string, number> = { "BTC-USD": 60_000, "ETH-USD": 3_000, SPY: 470, QQQ: 400, IBIT: 35, ETHA: 20 };
+const DOLLAR_ADV: Record<string, number> = {
+  SPY: 3e10,
+  QQQ: 1.8e10,
+  IWM: 5e9,
+  "BTC-USD": 3e10,
+  "ETH-USD": 1.5e10,
+};
+const ETH_LOAD = 1.15;
+
+type NameParams = {
+  sym: string;
+  calendar: "trading" | "calendar";
+  sector: SectorOrIndex;
+  beta: number;
+  load: number;
+  idio: number;
+  driftSd: number;
+  gapFraction: number;
+  jumpP: number;
+  dayVol: number;
+  startPrice: number;
+  baseShares: number;
+};
+
+function paramsOf(entry: UniverseEntry): NameParams {
+  const h = hashString(entry.sym);
+  const u = (k: number) => unit(mix(h, k));
+  const sp = SECTOR_PARAMS[entry.sector];
+  const between = (lo: number, hi: number, k: number) => lo + (hi - lo) * u(k);
+  let beta: number;
+  let load: number;
+  let idio: number;
+  let driftSd: number;
+  let dollarAdv: number;
+  if (entry.kind === "crypto") {
+    beta = 0;
+    load = entry.sym === "BTC-USD" ? 1 : between(1.05, 1.3, 1);
+    idio = entry.sym === "BTC-USD" ? 0.002 : 0.018;
+    driftSd = entry.sym === "BTC-USD" ? 0 : NAME_DRIFT_SD;
+    dollarAdv = 5e9;
+  } else if (entry.sector === "Index") {
+    beta = INDEX_BETA[entry.sym] ?? between(0.9, 1.2, 1);
+    load = 0;
+    idio = sp.idio;
+    driftSd = 0.0001;
+    dollarAdv = Math.exp(Math.log(2e9) + 0.8 * (u(3) - 0.5) * 2);
+  } else if (entry.kind === "etf") {
+    const lead = entry.sector === "Crypto" ? 1 : 0;
+    beta = sp.beta * between(0.9, 1.1, 1);
+    load = lead ? (entry.sym === "IBIT" ? 1 : ETH_LOAD) : between(0.8, 1.25, 2);
+    idio = sp.idio * 0.35;
+    driftSd = NAME_DRIFT_SD * 0.25;
+    dollarAdv = Math.exp(Math.log(3e8) + 1.2 * 2.2 * (u(3) - 0.5));
+  } else {
+    beta = sp.beta * between(0.7, 1.3, 1);
+    load = between(0.6, 1.4, 2);
+    idio = sp.idio * between(0.7, 1.5, 4);
+    driftSd = NAME_DRIFT_SD;
+    dollarAdv = Math.exp(Math.log(2.5e8) + 1.0 * 2.5 * (u(3) - 0.5) + 0.6 * (u(5) - 0.5));
+  }
+  const startPrice = START_PRICE[entry.sym] ?? Math.exp(Math.log(20) + Math.log(25) * u(6));
+  const crypto = entry.sector === "Crypto";
+  const factorVol = crypto ? CRYPTO.vol : Math.hypot(beta * REGIME_VOL[CHOP]!, load * sp.vol);
+  return {
+    sym: entry.sym,
+    calendar: entry.kind === "crypto" ? "calendar" : "trading",
+    sector: entry.sector,
+    beta,
+    load,
+    idio,
+    driftSd,
+    gapFraction: crypto ? CRYPTO_ETF_GAP_FRACTION : GAP_FRACTION,
+    jumpP: entry.kind === "stock" ? JUMP_P : 0,
+    dayVol: Math.hypot(factorVol * (crypto ? load : 1), idio),
+    startPrice,
+    baseShares: (DOLLAR_ADV[entry.sym] ?? dollarAdv) / startPrice,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared paths: the calendar, the market regime and factor, sector factors, the crypto factor
+
+class Timeline {
+  readonly tradingDays: number[] = [];
+  readonly tradingDates: string[] = [];
+  readonly calendarDates: string[] = [];
+  /** Per calendar index: trading days on or before that day. */
+  readonly tradingThrough: number[] = [];
+  /** Per calendar index: that day's trading index, or -1. */
+  readonly tradingIndexOf: number[] = [];
+
+  constructor(readonly origin: number) {}
+
+  extendTo(day: number): void {
+    if (day - this.origin > MAX_SPAN_DAYS) throw new RangeError(`simulator: ${fromEpochDay(day)} is too far past the origin`);
+    for (let d = this.origin + this.calendarDates.length; d <= day; d++) {
+      const date = fromEpochDay(d);
+      this.calendarDates.push(date);
+      if (isTradingDay(date)) {
+        this.tradingIndexOf.push(this.tradingDays.length);
+        this.tradingDays.push(d);
+        this.tradingDates.push(date);
+      } else {
+        this.tradingIndexOf.push(-1);
+      }
+      this.tradingThrough.push(this.tradingDays.length);
+    }
+  }
+}
+
+class Factors {
+  readonly regime: number[] = [];
+  readonly market: number[] = [];
+  readonly crypto: number[] = [];
+  readonly sector = new Map<SectorOrIndex, number[]>();
+  readonly #sectorDrift = new Map<SectorOrIndex, number>();
+  #cryptoDrift: number;
+  readonly #initialRegime: number;
+  readonly #rng = new Rng();
+
+  constructor(
+    private readonly tl: Timeline,
+    private readonly seedHash: number,
+  ) {
+    const u = unit(mix(seedHash, TAG_REGIME));
+    this.#initialRegime = u < 0.55 ? BULL : u < 0.85 ? CHOP : BEAR;
+    this.#cryptoDrift = this.#rng.reset(mix(seedHash, TAG_CRYPTO ^ TAG_INIT)).normal() * CRYPTO.driftSd;
+  }
+
+  /** Market regime in force on calendar index j (the last session's; the initial one before any). */
+  regimeAtCalendar(j: number): number {
+    const n = this.tl.tradingThrough[j] ?? 0;
+    return n === 0 ? this.#initialRegime : (this.regime[n - 1] ?? this.#initialRegime);
+  }
+
+  extend(): void {
+    const { tl } = this;
+    const rng = this.#rng;
+    for (let i = this.market.length; i < tl.tradingDays.length; i++) {
+      rng.reset(mix(mix(this.seedHash, TAG_MARKET), tl.tradingDays[i]!));
+      const prev = i === 0 ? this.#initialRegime : this.regime[i - 1]!;
+      let reg = prev;
+      if (rng.uniform() < REGIME_LEAVE[prev]!) {
+        const [first, p, second] = REGIME_NEXT[prev]!;
+        reg = rng.uniform() < p ? first : second;
+      }
+      this.regime.push(reg);
+      this.market.push(REGIME_MU[reg]! + REGIME_VOL[reg]! * rng.student());
+    }
+    for (let j = this.crypto.length; j < tl.calendarDates.length; j++) {
+      rng.reset(mix(mix(this.seedHash, TAG_CRYPTO), tl.origin + j));
+      this.#cryptoDrift = CRYPTO.driftPhi * this.#cryptoDrift + CRYPTO.driftSd * Math.sqrt(1 - CRYPTO.driftPhi ** 2) * rng.normal();
+      const ti = tl.tradingIndexOf[j]!;
+      const m = ti >= 0 ? CRYPTO.marketBeta * this.market[ti]! : 0;
+      this.crypto.push(this.#cryptoDrift + CRYPTO.mu[this.regimeAtCalendar(j)]! + m + CRYPTO.vol * rng.student());
+    }
+  }
+
+  /** The sector factor's return series (trading days), extended to the timeline. */
+  sectorReturns(sector: SectorOrIndex): number[] {
+    let series = this.sector.get(sector);
+    if (!series) {
+      series = [];
+      this.sector.set(sector, series);
+    }
+    const n = this.tl.tradingDays.length;
+    if (series.length >= n) return series;
+    const rng = this.#rng;
+    const sh = mix(mix(this.seedHash, TAG_SECTOR), hashString(sector));
+    if (sector === "Crypto") {
+      // A crypto ETF carries the crypto factor of every calendar day since the previous session.
+      for (let i = series.length; i < n; i++) {
+        const to = this.tl.tradingDays[i]! - this.tl.origin;
+        const from = i === 0 ? to : this.tl.tradingDays[i - 1]! - this.tl.origin + 1;
+        let sum = 0;
+        for (let j = from; j <= to; j++) sum += this.crypto[j]!;
+        series.push(sum);
+      }
+      return series;
+    }
+    const { vol } = SECTOR_PARAMS[sector];
+    let drift = this.#sectorDrift.get(sector) ?? rng.reset(mix(sh, TAG_INIT)).normal() * SECTOR_DRIFT_SD;
+    const innov = SECTOR_DRIFT_SD * Math.sqrt(1 - SECTOR_DRIFT_PHI ** 2);
+    for (let i = series.length; i < n; i++) {
+      rng.reset(mix(sh, this.tl.tradingDays[i]!));
+      drift = SECTOR_DRIFT_PHI * drift + innov * rng.normal();
+      series.push(vol === 0 ? 0 : drift + vol * rng.student());
+    }
+    this.#sectorDrift.set(sector, drift);
+    return series;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per-name paths
+
+class Series {
+  readonly open: number[] = [];
+  readonly high: number[] = [];
+  readonly low: number[] = [];
+  readonly close: number[] = [];
+  readonly volume: number[] = [];
+  drift: number;
+  readonly hash: number;
+
+  constructor(
+    readonly p: NameParams,
+    seedHash: number,
+  ) {
+    this.hash = mix(mix(seedHash, TAG_NAME), hashString(p.sym));
+    this.drift = new Rng().reset(mix(this.hash, TAG_INIT)).normal() * p.driftSd;
+  }
+
+  get length(): number {
+    return this.close.length;
+  }
+}
+
+function pushBar(s: Series, rng: Rng, r: number, gap: number, typical: number): void {
+  const prev = s.length === 0 ? s.p.startPrice : s.close[s.length - 1]!;
+  const open = prev * Math.exp(gap);
+  const close = prev * Math.exp(r);
+  const high = Math.max(open, close) * Math.exp(RANGE * typical * Math.abs(rng.normal()));
+  const low = Math.min(open, close) * Math.exp(-RANGE * typical * Math.abs(rng.normal()));
+  const activity = (1 + (VOLUME_MOVE * Math.abs(r)) / typical) / (1 + VOLUME_MOVE * 0.8);
+  const volume = Math.max(1, Math.round(s.p.baseShares * Math.exp(VOLUME_NOISE * rng.normal()) * activity));
+  s.open.push(open);
+  s.high.push(high);
+  s.low.push(low);
+  s.close.push(close);
+  s.volume.push(volume);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export class MarketSimulator implements MarketDataProvider {
+  readonly seed: number;
+  readonly origin: string;
+  readonly info: ProviderInfo;
+  readonly #originDay: number;
+  readonly #seedHash: number;
+  readonly #tl: Timeline;
+  readonly #factors: Factors;
+  readonly #params = new Map<string, NameParams>();
+  readonly #series = new Map<string, Series>();
+  readonly #rng = new Rng();
+
+  constructor(entries: readonly UniverseEntry[], seed: number = DEFAULT_SEED, options: SimulatorOptions = {}) {
+    if (!Number.isSafeInteger(seed)) throw new RangeError(`simulator: seed must be an integer, got ${seed}`);
+    this.seed = seed;
+    this.origin = options.origin ?? DEFAULT_ORIGIN;
+    this.#originDay = toEpochDay(this.origin);
+    this.#seedHash = mix(mix(0x5eed, seed | 0), Math.floor(seed / 4294967296));
+    this.#tl = new Timeline(this.#originDay);
+    this.#factors = new Factors(this.#tl, this.#seedHash);
+    for (const e of entries) this.#params.set(e.sym, paramsOf(e));
+    this.info = {
+      name: "simulator",
+      detail: `seeded market simulator (seed ${seed}, history from ${this.origin}); not real prices`,
+      simulated: true,
+    };
+  }
+
+  async dailyBars(sym: string, through: string, count: number): Promise<Bar[]> {
+    return this.dailyBarsSync(sym, through, count);
+  }
+
+  async intradayBar(sym: string, at: Date): Promise<Bar | null> {
+    return this.intradayBarSync(sym, at);
+  }
+
+  /** dailyBars without the promise. */
+  dailyBarsSync(sym: string, through: string, count: number): Bar[] {
+    if (!Number.isInteger(count) || count < 0) throw new RangeError(`simulator: count must be a non-negative integer, got ${count}`);
+    const series = this.#seriesOf(sym);
+    const day = toEpochDay(through);
+    if (day < this.#originDay) return [];
+    const end = this.#generate(series, day);
+    const dates = series.p.calendar === "calendar" ? this.#tl.calendarDates : this.#tl.tradingDates;
+    const out: Bar[] = [];
+    for (let k = Math.max(0, end - count); k < end; k++) {
+      out.push({
+        date: dates[k]!,
+        open: series.open[k]!,
+        high: series.high[k]!,
+        low: series.low[k]!,
+        close: series.close[k]!,
+        volume: series.volume[k]!,
+      });
+    }
+    return out;
+  }
+
+  /**
+   * The partial bar at `at`: it opens at the day's open, and its last price follows the log path from
+   * the open to the day's close by the elapsed fraction of the session (crypto: of the UTC day), plus
+   * a deterministic Brownian-bridge wiggle that vanishes at both ends, kept inside the day's range.
+   */
+  intradayBarSync(sym: string, at: Date): Bar | null {
+    const series = this.#seriesOf(sym);
+    let date: string;
+    let f: number;
+    if (series.p.calendar === "calendar") {
+      date = utcDateOf(at);
+      f = utcDayFraction(at);
+    } else {
+      const session = sessionAt(at);
+      if (session === null) return null;
+      date = session.date;
+      f = (at.getTime() - session.open.getTime()) / (session.close.getTime() - session.open.getTime());
+    }
+    const full = this.dailyBarsSync(sym, date, 1)[0];
+    if (full === undefined || full.date !== date) return null;
+    const bucket = Math.floor(f * 288); // five-minute steps of a day
+    const z = this.#rng.reset(mix(mix(series.hash, TAG_WIGGLE), toEpochDay(date) * 288 + bucket)).normal();
+    const lnO = Math.log(full.open);
+    const lnC = Math.log(full.close);
+    const wiggle = 0.5 * Math.log(full.high / full.low) * Math.sqrt(f * (1 - f)) * z;
+    const last = Math.min(full.high, Math.max(full.low, Math.exp(lnO + f * (lnC - lnO) + wiggle)));
+    const sf = Math.sqrt(f);
+    const top = Math.max(full.open, last);
+    const bottom = Math.min(full.open, last);
+    return {
+      date,
+      open: full.open,
+      high: Math.min(full.high, Math.max(top, top * (full.high / Math.max(full.open, full.close)) ** sf)),
+      low: Math.max(full.low, Math.min(bottom, bottom * (full.low / Math.min(full.open, full.close)) ** sf)),
+      close: last,
+      volume: Math.max(1, Math.round(full.volume * Math.max(f, 0.005))),
+    };
+  }
+
+  /** Generates every symbol's path through `through` (so later reads only copy). */
+  warm(through: string): void {
+    const day = toEpochDay(through);
+    if (day < this.#originDay) return;
+    for (const sym of this.#params.keys()) this.#generate(this.#seriesOf(sym), day);
+  }
+
+  /** True when the simulator knows the symbol. */
+  has(sym: string): boolean {
+    return this.#params.has(sym);
+  }
+
+  #seriesOf(sym: string): Series {
+    let s = this.#series.get(sym);
+    if (s) return s;
+    const p = this.#params.get(sym);
+    if (!p) throw new RangeError(`simulator: unknown symbol "${sym}"`);
+    s = new Series(p, this.#seedHash);
+    this.#series.set(sym, s);
+    return s;
+  }
+
+  /** Extends `s` through epoch day `day`; returns how many of its bars fall on or before `day`. */
+  #generate(s: Series, day: number): number {
+    const tl = this.#tl;
+    tl.extendTo(day);
+    this.#factors.extend();
+    const j = day - this.#originDay;
+    const end = s.p.calendar === "calendar" ? j + 1 : tl.tradingThrough[j]!;
+    if (s.length >= end) return end;
+    const { p } = s;
+    const f = this.#factors;
+    const rng = this.#rng;
+    const innov = p.driftSd * Math.sqrt(1 - NAME_DRIFT_PHI ** 2);
+    if (p.calendar === "calendar") {
+      for (let k = s.length; k < end; k++) {
+        rng.reset(mix(s.hash, tl.origin + k));
+        const volMult = REGIME_VOL[f.regimeAtCalendar(k)]! / REGIME_VOL[CHOP]!;
+        s.drift = NAME_DRIFT_PHI * s.drift + innov * rng.normal();
+        const r = p.load * f.crypto[k]! + s.drift + p.idio * rng.student();
+        pushBar(s, rng, r, 0, p.dayVol * Math.sqrt(volMult));
+      }
+      return end;
+    }
+    const sector = p.load === 0 ? null : f.sectorReturns(p.sector);
+    for (let i = s.length; i < end; i++) {
+      rng.reset(mix(s.hash, tl.tradingDays[i]!));
+      const volMult = REGIME_VOL[f.regime[i]!]! / REGIME_VOL[CHOP]!;
+      const factor = p.beta * f.market[i]! + (sector ? p.load * sector[i]! : 0);
+      s.drift = NAME_DRIFT_PHI * s.drift + innov * rng.normal();
+      const eps = rng.student();
+      const jump = p.jumpP > 0 && rng.uniform() < p.jumpP ? JUMP_SD * rng.student() : 0;
+      const r = factor + s.drift + p.idio * volMult * eps + jump;
+      const gap = p.gapFraction * factor + GAP_NOISE * p.idio * rng.normal() + jump;
+      pushBar(s, rng, r, gap, p.dayVol * volMult);
+    }
+    return end;
+  }
+}

@@ -1,0 +1,67 @@
+import { ensureSnapshotStream } from "@board/service-kit";
+import { deleteSnapshotStream, fixtureSnapshot, freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
+import { connect, type NatsConnection } from "nats";
+import { BoardEnv } from "../../services/board/src/env.js";
+import { startBoard, type BoardService } from "../../services/board/src/start.js";
+import { GatewayEnv } from "../../services/gateway/src/env.js";
+import { startGateway, type GatewayService } from "../../services/gateway/src/start.js";
+
+/**
+ * A gateway and a board on the real test NATS and Postgres. The board is started from its
+ * own package here only to be the gateway's real peer on the bus; nothing is mocked.
+ */
+export class Stack {
+  nc!: NatsConnection;
+  db!: TestDatabase;
+  board: BoardService | null = null;
+  gateway!: GatewayService;
+  readonly infra = testInfra();
+
+  get base() {
+    return `http://127.0.0.1:${this.gateway.port}`;
+  }
+
+  async start() {
+    this.nc = await connect({ servers: this.infra.natsUrl });
+    await deleteSnapshotStream(this.nc);
+    await ensureSnapshotStream(this.nc);
+    this.db = await freshDatabase(this.infra.databaseUrl);
+    this.gateway = await startGateway(
+      GatewayEnv.parse({ NATS_URL: this.infra.natsUrl, PORT: 0, HOST: "127.0.0.1", HEALTH_PORT: 0, LOG_LEVEL: "warn", BUS_TIMEOUT_MS: 2000 }),
+    );
+  }
+
+  async startBoard() {
+    this.board = await startBoard(BoardEnv.parse({ NATS_URL: this.infra.natsUrl, DATABASE_URL: this.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" }));
+    return this.board;
+  }
+
+  async stopBoard() {
+    await this.board?.stop();
+    this.board = null;
+  }
+
+  async publish(snapshot: unknown) {
+    return this.nc.jetstream().publish("board.snapshots.v1", new TextEncoder().encode(JSON.stringify(snapshot)));
+  }
+
+  async publishTwoDays() {
+    await this.publish(fixtureSnapshot({ asofDaily: "2026-11-19", computedAt: "2026-11-19T13:00:00-08:00", seed: 1 }));
+    await this.publish(fixtureSnapshot({ asofDaily: "2026-11-20", computedAt: "2026-11-20T09:55:00-08:00", seed: 2, intraday: true }));
+  }
+
+  async stop() {
+    await this.gateway?.stop();
+    await this.stopBoard();
+    await this.nc?.close();
+    await this.db?.drop();
+  }
+}
+
+export async function until(cond: () => boolean | Promise<boolean>, ms = 10_000) {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
