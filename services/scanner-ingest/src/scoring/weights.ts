@@ -1,0 +1,122 @@
+// Every weight, window and threshold of the scoring, in one place (SCORING.md). The rules read
+// these names; change a number here and every rule and test follows.
+
+/** Bars of history the scanner asks for per name: H252 and r252 on yesterday's bar need 254. */
+export const HISTORY_BARS = 300;
+/** Below this many bars a name is scored on what exists (windows shrink to fit). */
+export const MIN_BARS = 60;
+
+export const WINDOWS = {
+  sma20: 20,
+  sma50: 50,
+  sma150: 150,
+  sma200: 200,
+  ema21: 21,
+  atr: 14,
+  atrShort: 10,
+  atrLong: 50,
+  atrChandelier: 22,
+  highLow: 252,
+  r63: 63,
+  r126: 126,
+  /** "SMA50 falling over 10 days" (FALLING). */
+  sma50Slope: 10,
+  /** "SMA200 above its value 21 days ago" (trend template). */
+  sma200SlopeTT: 21,
+  /** "SMA200 rising over 20 days" (hold strength, regime). */
+  sma200Slope: 20,
+  breakoutLookback: 20,
+  volumeAvg: 20,
+  volumeShort: 10,
+  volumeLong: 50,
+  tightRange: 20,
+  reclaimLookback: 10,
+  regression: 90,
+  gapLookback: 252,
+  adv: 20,
+  leaderRelative: 50,
+} as const;
+
+/** Relative strength (the simple version): a blend of the 63- and 126-day returns. */
+export const RS_WEIGHTS = { r63: 0.5, r126: 0.5 } as const;
+
+/** Opportunity score: 100 x (rs * rs_pct/99 + nearHigh * pct(C/H252)/99). Weights sum to 1. */
+export const OPP_WEIGHTS = { rs: 0.6, nearHigh: 0.4 } as const;
+
+/** Trend template (SCORING.md): the eight rules and their constants. */
+export const TREND_TEMPLATE = {
+  aboveLow: 1.3, // C >= 1.3 L252
+  nearHigh: 0.75, // C >= 0.75 H252
+  rsPct: 70, // rs_pct >= 70
+} as const;
+
+/** Entry-state rules, first match wins. */
+export const STATE = {
+  chaseAtr: 2.5, // (C - SMA20) / ATR above this is CHASE
+  readyMinTT: 6,
+  setupMinTT: 5,
+  pullbackLowAtr: -0.5, // C within -0.5..+1.5 ATR of EMA21
+  pullbackHighAtr: 1.5,
+  breakoutVolume: 1.5, // volume >= 1.5 x its 20-day average
+  tightAtrRatio: 0.8, // ATR10 / ATR50 below this is tight
+  tightRangeAtr: 3, // or the 20-day range below 3 ATR
+} as const;
+
+/** Entry quality: the distance from EMA21 is scaled by this many ATRs. */
+export const ENTRY_Q = { emaAtr: 3 } as const;
+
+/** Hold strength points (sum 100) and the chandelier stop. */
+export const HOLD = {
+  aboveSma50: 25,
+  sma50AboveSma200: 25,
+  aboveChandelier: 20,
+  rs: 15,
+  sma200Rising: 15,
+  chandelierAtr: 3,
+} as const;
+
+/** hold_label: the lowest score of each label, best first. */
+export const HOLD_LABELS = [
+  { min: 80, label: "STRONG" },
+  { min: 60, label: "HOLD" },
+  { min: 40, label: "WEAKENING" },
+  { min: 20, label: "TRIM" },
+  { min: 0, label: "EXIT" },
+] as const;
+
+/** Leadership: rs_pct and nearness to the 252-day high. */
+export const LEADER = { rsPct: 80, nearHigh: 0.85 } as const;
+
+/** Liquidity tiers by adv20_usd, best first; D is everything below C. */
+export const LIQUIDITY = [
+  { min: 500e6, tier: "A" },
+  { min: 100e6, tier: "B" },
+  { min: 20e6, tier: "C" },
+  { min: 0, tier: "D" },
+] as const;
+
+/** Trading days (crypto: calendar days) per year, to annualise the growth slope. */
+export const YEAR_BARS = { equity: 252, crypto: 365 } as const;
+/** The tail of the overnight-gap distribution that gap risk reads. */
+export const GAP_QUANTILE = 0.95;
+
+/** Regime verdict thresholds (breadth in percent). Hysteresis comes with the full engine. */
+export const REGIME = {
+  indexOnlyBelowB50: 40,
+  sectorsOnBelowB50: 50,
+  namesOnMinB50: 60,
+  namesOnMinB200: 55,
+  selectiveTopSectors: 5,
+  sectorRsWindow: 63,
+} as const;
+
+/** Lanes: who may enter and how they are ranked and sized. */
+export const LANES = {
+  size: 10,
+  maxGapRisk: 80,
+  minLiquidity: "C",
+  stopAtr: 1.5,
+  targetsR: [2, 3],
+  entryBelowAtr: 0.5,
+  entryAboveAtr: 0.5,
+} as const;

@@ -1,0 +1,43 @@
+import { ensureSnapshotStream, startRuntime, type Runtime } from "@board/service-kit";
+import pkg from "../package.json" with { type: "json" };
+import type { ScannerEnv } from "./env.js";
+import { MarketSimulator } from "./market/simulator.js";
+import { publishSnapshot } from "./publish.js";
+import { startSchedule, type ScanSlot } from "./schedule.js";
+import { buildSnapshot } from "./snapshot.js";
+import { loadUniverse } from "./universe.js";
+
+export interface ScannerService {
+  readonly runtime: Runtime<Record<string, never>>;
+  /** Resolves once the start-up scans (previous close and now) are published. */
+  readonly ready: Promise<void>;
+  scan(slot: ScanSlot): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Wires the scanner: universe, market data provider, scoring, the schedule and the publisher. */
+export async function startScanner(env: ScannerEnv, opts: { now?: () => Date } = {}): Promise<ScannerService> {
+  const now = opts.now ?? (() => new Date());
+  const universe = loadUniverse();
+  const provider = new MarketSimulator(universe.entries, env.SIMULATOR_SEED);
+  const rt = await startRuntime({
+    service: "scanner-ingest",
+    version: pkg.version,
+    description: "Scores the universe from market data on the market's schedule and publishes snapshots",
+    env,
+  });
+  await ensureSnapshotStream(rt.bus.nc);
+  const scan = async (slot: ScanSlot) => {
+    const t0 = performance.now();
+    const snapshot = await buildSnapshot({ universe, provider, ...slot });
+    const published = await publishSnapshot(rt.bus.nc, snapshot);
+    rt.log.info(
+      { asof: slot.asofDaily, intraday: slot.intraday, bytes: published.bytes, seq: published.seq, duplicate: published.duplicate, ms: Math.round(performance.now() - t0) },
+      "snapshot published",
+    );
+  };
+  const schedule = startSchedule({ scan, now, refreshMinutes: env.REFRESH_MINUTES, log: rt.log });
+  rt.lifecycle.onStop("schedule", () => schedule.stop());
+  await rt.serve([]);
+  return { runtime: rt, ready: schedule.ready, scan, stop: () => rt.stop() };
+}

@@ -1,0 +1,98 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { BoardState, BoardStatus, FreeBoard, FullBoard, SymbolDirectory } from "@board/proto";
+import { freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+const infra = testInfra();
+let launcher: ChildProcess;
+let db: TestDatabase;
+let port: number;
+let natsPort: number | null = null;
+let output = "";
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "board-e2e-"));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, "127.0.0.1", () => {
+      const p = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+beforeAll(async () => {
+  db = await freshDatabase(infra.databaseUrl);
+  port = await freePort();
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: db.url, PORT: String(port), HEALTH_PORT_BASE: "0", DATA_DIR: dataDir, LOG_LEVEL: "warn" };
+  delete env.NATS_URL; // the launcher starts its own nats-server, as `npm start` does on a fresh machine
+  const started = Date.now();
+  launcher = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  launcher.stdout!.on("data", (d: Buffer) => (output += d.toString()));
+  launcher.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const m = /nats-server with JetStream at nats:\/\/127\.0\.0\.1:(\d+)/.exec(output);
+      if (m) natsPort = Number(m[1]);
+      if (output.includes("stack ready")) {
+        clearInterval(timer);
+        resolve();
+      }
+      if (launcher.exitCode !== null) {
+        clearInterval(timer);
+        reject(new Error(`launcher exited early:\n${output}`));
+      }
+    }, 100);
+  });
+  // The scanner publishes on start; wait for the free slice to be served.
+  for (;;) {
+    const res = await fetch(`http://127.0.0.1:${port}/api/board/free`);
+    if (res.status === 200) break;
+    if (Date.now() - started > 90_000) throw new Error(`free read never served:\n${output}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  console.log(`e2e: stack serving /api/board/free ${((Date.now() - started) / 1000).toFixed(1)} s after launch`);
+});
+
+afterAll(async () => {
+  if (launcher.exitCode === null) launcher.kill("SIGKILL");
+  await db.drop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe("npm start launcher, end to end", () => {
+  it("serves every free endpoint over HTTP with computed data", async () => {
+    const base = `http://127.0.0.1:${port}`;
+    const free = FreeBoard.parse(await (await fetch(`${base}/api/board/free`)).json());
+    const preview = FullBoard.parse(await (await fetch(`${base}/api/board/agent?preview=1`)).json());
+    const symbols = SymbolDirectory.parse(await (await fetch(`${base}/api/board/symbols`)).json());
+    const status = BoardStatus.parse(await (await fetch(`${base}/api/board/status`)).json());
+    const state = BoardState.parse(await (await fetch(`${base}/api/board/state`)).json());
+    expect(symbols.count).toBe(565);
+    expect(Object.keys(symbols.sectors).sort()).toHaveLength(21); // 20 sectors + the Index rung
+    expect(status.provider.name).toBe("simulator");
+    expect(free.asof_daily < status.asof_daily).toBe(true); // one trading day delayed
+    expect(preview.asof_daily).toBe(free.asof_daily);
+    expect(new Set(preview.names.map((n) => n.opp_score)).size).toBeGreaterThan(1);
+    expect(Object.keys(state.views)).toEqual(expect.arrayContaining(["agent", "free", "preview", "symbols", "status"]));
+    expect((await fetch(`${base}/api/board/regime`)).status).toBe(402);
+  });
+
+  it("stops every child process on Ctrl-C", async () => {
+    launcher.kill("SIGINT");
+    const code = await new Promise<number | null>((resolve) => launcher.once("exit", (c) => resolve(c)));
+    expect(code).toBe(0);
+    const closed = (p: number) =>
+      new Promise<boolean>((resolve) => {
+        const s = net.connect({ host: "127.0.0.1", port: p });
+        s.once("connect", () => (s.destroy(), resolve(false)));
+        s.once("error", () => resolve(true));
+      });
+    expect(await closed(port)).toBe(true);
+    expect(natsPort).not.toBeNull();
+    expect(await closed(natsPort!)).toBe(true);
+  });
+});
