@@ -25,7 +25,7 @@ export function percentileRanks(values: readonly number[]): number[] {
   return out;
 }
 
-/** percentileRanks over a subset: `pick` says which indices form the cross-section; others get null. */
+/** percentileRanks over the cross-section `members` (indices into `values`): index -> percentile. */
 export function percentileRanksWithin(values: readonly number[], members: readonly number[]): Map<number, number> {
   const ranks = percentileRanks(members.map((i) => values[i] ?? Number.NaN));
   return new Map(members.map((i, k) => [i, ranks[k]!]));
