@@ -1,6 +1,7 @@
 import { gunzipSync } from "node:zlib";
 import { boardRead, BoardState, BoardStatus, FreeBoard, FullBoard, SymbolDirectory, type ViewName } from "@board/proto";
-import { BusError, requestBytes, ensureSnapshotStream } from "@board/service-kit";
+import type { BusError} from "@board/service-kit";
+import { requestBytes, ensureSnapshotStream } from "@board/service-kit";
 import { deleteSnapshotStream, fixtureSnapshot, freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
