@@ -1,3 +1,4 @@
 export * from "./endpoint.js";
 export * from "./ping.js";
 export * from "./board.js";
+export * from "./catalogue.js";

@@ -39,9 +39,14 @@ function hashString(s: string): number {
   return mix(h >>> 0, s.length);
 }
 
-/** Uniform in [0, 1) from a 32-bit hash. */
+/** Uniform in (0, 1) from a 32-bit hash. */
 function unit(h: number): number {
-  return h / 4294967296;
+  return (h + 0.5) / 4294967296;
+}
+
+/** A standard normal from two uniforms (Box-Muller). */
+function normalOf(u1: number, u2: number): number {
+  return Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
 }
 
 const TAG_REGIME = hashString("regime");
@@ -118,6 +123,11 @@ const SECTOR_DRIFT_PHI = 0.99;
 const SECTOR_DRIFT_SD = 0.0006; // stationary sd of a sector's daily drift (about 15% a year)
 const NAME_DRIFT_PHI = 0.995;
 const NAME_DRIFT_SD = 0.0009;
+/** Volatility clustering: a name's log volatility multiplier follows an AR(1) with this stationary sd. */
+const LOGVOL_PHI = 0.95;
+const LOGVOL_SD = 0.35;
+const DRIFT_INNOV = Math.sqrt(1 - NAME_DRIFT_PHI ** 2);
+const LOGVOL_INNOV = Math.sqrt(1 - LOGVOL_PHI ** 2);
 const CRYPTO = { driftPhi: 0.99, driftSd: 0.0012, vol: 0.026, marketBeta: 0.6, mu: [0.0004, 0, -0.0008] };
 /** Daily pull of a name's log price back towards its start price: keeps levels plausible for years. */
 const REVERSION = 0.0015;
@@ -215,13 +225,13 @@ function paramsOf(entry: UniverseEntry): NameParams {
     load = lead ? (entry.sym === "IBIT" ? 1 : ETH_LOAD) : between(0.8, 1.25, 2);
     idio = sp.idio * 0.35;
     driftSd = NAME_DRIFT_SD * 0.25;
-    dollarAdv = Math.exp(Math.log(3e8) + 1.2 * 2.2 * (u(3) - 0.5));
+    dollarAdv = Math.exp(Math.log(3e8) + 1.2 * normalOf(u(3), u(5)));
   } else {
     beta = sp.beta * between(0.7, 1.3, 1);
     load = between(0.6, 1.4, 2);
     idio = sp.idio * between(0.7, 1.5, 4);
     driftSd = NAME_DRIFT_SD;
-    dollarAdv = Math.exp(Math.log(2.5e8) + 1.0 * 2.5 * (u(3) - 0.5) + 0.6 * (u(5) - 0.5));
+    dollarAdv = Math.exp(Math.log(2.5e8) + 1.1 * normalOf(u(3), u(5)));
   }
   const startPrice = START_PRICE[entry.sym] ?? Math.exp(Math.log(20) + Math.log(25) * u(6));
   const crypto = entry.sector === "Crypto";
@@ -280,6 +290,7 @@ class Factors {
   readonly sector = new Map<SectorOrIndex, number[]>();
   readonly #sectorDrift = new Map<SectorOrIndex, number>();
   #cryptoDrift: number;
+  #cryptoLogVol = 0;
   readonly #initialRegime: number;
   readonly #rng = new Rng();
 
@@ -317,7 +328,9 @@ class Factors {
       this.#cryptoDrift = CRYPTO.driftPhi * this.#cryptoDrift + CRYPTO.driftSd * Math.sqrt(1 - CRYPTO.driftPhi ** 2) * rng.normal();
       const ti = tl.tradingIndexOf[j]!;
       const m = ti >= 0 ? CRYPTO.marketBeta * this.market[ti]! : 0;
-      this.crypto.push(this.#cryptoDrift + CRYPTO.mu[this.regimeAtCalendar(j)]! + m + CRYPTO.vol * rng.student());
+      this.#cryptoLogVol = LOGVOL_PHI * this.#cryptoLogVol + LOGVOL_SD * LOGVOL_INNOV * rng.normal();
+      const vol = CRYPTO.vol * Math.exp(this.#cryptoLogVol - (LOGVOL_SD * LOGVOL_SD) / 2);
+      this.crypto.push(this.#cryptoDrift + CRYPTO.mu[this.regimeAtCalendar(j)]! + m + vol * rng.student());
     }
   }
 
@@ -366,6 +379,7 @@ class Series {
   readonly close: number[] = [];
   readonly volume: number[] = [];
   drift: number;
+  logVol: number;
   readonly hash: number;
 
   constructor(
@@ -373,7 +387,16 @@ class Series {
     seedHash: number,
   ) {
     this.hash = mix(mix(seedHash, TAG_NAME), hashString(p.sym));
-    this.drift = new Rng().reset(mix(this.hash, TAG_INIT)).normal() * p.driftSd;
+    const rng = new Rng().reset(mix(this.hash, TAG_INIT));
+    this.drift = rng.normal() * p.driftSd;
+    this.logVol = rng.normal() * LOGVOL_SD;
+  }
+
+  /** Advances drift and log volatility by one day; returns the day's volatility multiplier. */
+  step(rng: Rng): number {
+    this.drift = NAME_DRIFT_PHI * this.drift + this.p.driftSd * DRIFT_INNOV * rng.normal();
+    this.logVol = LOGVOL_PHI * this.logVol + LOGVOL_SD * LOGVOL_INNOV * rng.normal();
+    return Math.exp(this.logVol - (LOGVOL_SD * LOGVOL_SD) / 2);
   }
 
   get length(): number {
@@ -532,23 +555,20 @@ export class MarketSimulator implements MarketDataProvider {
     const { p } = s;
     const f = this.#factors;
     const rng = this.#rng;
-    const innov = p.driftSd * Math.sqrt(1 - NAME_DRIFT_PHI ** 2);
     if (p.calendar === "calendar") {
       for (let k = s.length; k < end; k++) {
         rng.reset(mix(s.hash, tl.origin + k));
-        const volMult = REGIME_VOL[f.regimeAtCalendar(k)]! / REGIME_VOL[CHOP]!;
-        s.drift = NAME_DRIFT_PHI * s.drift + innov * rng.normal();
-        const r = p.load * f.crypto[k]! + s.drift + p.idio * rng.student() + pullOf(s);
-        pushBar(s, rng, r, 0, p.dayVol * Math.sqrt(volMult));
+        const volMult = Math.sqrt(REGIME_VOL[f.regimeAtCalendar(k)]! / REGIME_VOL[CHOP]!) * s.step(rng);
+        const r = p.load * f.crypto[k]! + s.drift + p.idio * volMult * rng.student() + pullOf(s);
+        pushBar(s, rng, r, 0, p.dayVol * volMult);
       }
       return end;
     }
     const sector = p.load === 0 ? null : f.sectorReturns(p.sector);
     for (let i = s.length; i < end; i++) {
       rng.reset(mix(s.hash, tl.tradingDays[i]!));
-      const volMult = REGIME_VOL[f.regime[i]!]! / REGIME_VOL[CHOP]!;
+      const volMult = (REGIME_VOL[f.regime[i]!]! / REGIME_VOL[CHOP]!) * s.step(rng);
       const factor = p.beta * f.market[i]! + (sector ? p.load * sector[i]! : 0);
-      s.drift = NAME_DRIFT_PHI * s.drift + innov * rng.normal();
       const eps = rng.student();
       const jump = p.jumpP > 0 && rng.uniform() < p.jumpP ? JUMP_SD * rng.student() : 0;
       const r = factor + s.drift + p.idio * volMult * eps + jump + pullOf(s);

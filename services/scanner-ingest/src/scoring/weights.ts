@@ -1,10 +1,11 @@
 // Every weight, window and threshold of the scoring, in one place (SCORING.md). The rules read
 // these names; change a number here and every rule and test follows.
 
-/** Bars of history the scanner asks for per name: H252 and r252 on yesterday's bar need 254. */
+/**
+ * Bars of history the scanner asks for per name: SMA200 21 bars back on yesterday's bar needs 222,
+ * the 252-day high/low and gap window 253. With fewer, windows shrink to the bars that exist.
+ */
 export const HISTORY_BARS = 300;
-/** Below this many bars a name is scored on what exists (windows shrink to fit). */
-export const MIN_BARS = 60;
 
 export const WINDOWS = {
   sma20: 20,

@@ -1,0 +1,186 @@
+// Per-name technical features from daily bars: everything a rule reads about one name on one bar,
+// before any cross-sectional ranking.
+
+import type { Bar } from "../market/provider.js";
+import {
+  PrefixSum,
+  emaSeries,
+  logRegression,
+  maxOver,
+  minOver,
+  quantile,
+  returnOver,
+  trueRanges,
+  wilderAtrSeries,
+} from "./indicators.js";
+import { GAP_QUANTILE, RS_WEIGHTS, STATE, WINDOWS as W } from "./weights.js";
+
+/** A name's bars as columns, with the series the rules read precomputed once. */
+export type PreparedBars = {
+  dates: string[];
+  open: number[];
+  high: number[];
+  low: number[];
+  close: number[];
+  volume: number[];
+  closeSum: PrefixSum;
+  volumeSum: PrefixSum;
+  ema21: number[];
+  atr: number[];
+  atrShort: number[];
+  atrLong: number[];
+  atrChandelier: number[];
+};
+
+export function prepareBars(bars: readonly Bar[]): PreparedBars {
+  const n = bars.length;
+  const dates = new Array<string>(n);
+  const open = new Array<number>(n);
+  const high = new Array<number>(n);
+  const low = new Array<number>(n);
+  const close = new Array<number>(n);
+  const volume = new Array<number>(n);
+  for (let i = 0; i < n; i++) {
+    const b = bars[i]!;
+    dates[i] = b.date;
+    open[i] = b.open;
+    high[i] = b.high;
+    low[i] = b.low;
+    close[i] = b.close;
+    volume[i] = b.volume;
+  }
+  const tr = trueRanges(high, low, close);
+  return {
+    dates,
+    open,
+    high,
+    low,
+    close,
+    volume,
+    closeSum: new PrefixSum(close),
+    volumeSum: new PrefixSum(volume),
+    ema21: emaSeries(close, W.ema21),
+    atr: wilderAtrSeries(tr, W.atr),
+    atrShort: wilderAtrSeries(tr, W.atrShort),
+    atrLong: wilderAtrSeries(tr, W.atrLong),
+    atrChandelier: wilderAtrSeries(tr, W.atrChandelier),
+  };
+}
+
+/** The technical read of one name on one bar. */
+export type Technicals = {
+  date: string;
+  close: number;
+  chgPct: number;
+  sma20: number;
+  sma50: number;
+  sma150: number;
+  sma200: number;
+  /** SMA50 `sma50Slope` bars ago. */
+  sma50Past: number;
+  /** SMA200 21 bars ago (trend template). */
+  sma200PastTT: number;
+  /** SMA200 20 bars ago (hold strength, regime). */
+  sma200Past: number;
+  ema21: number;
+  atr: number;
+  atrShort: number;
+  atrLong: number;
+  /** Chandelier stop: highest high of 22 bars minus 3 ATR22 (the multiple comes from HOLD). */
+  highestHighChandelier: number;
+  atrChandelier: number;
+  high252: number;
+  low252: number;
+  r63: number;
+  r126: number;
+  /** The simple relative-strength blend of r63 and r126. */
+  rs: number;
+  /** Close over the 252-day high (1 at the high). */
+  nearHigh: number;
+  /** Close above the prior 20-day high on volume >= 1.5 x its prior 20-day average. */
+  breakout: boolean;
+  /** A close below EMA21 followed by a close above it within the last `reclaimLookback` bars. */
+  reclaimed: boolean;
+  /** ATR10/ATR50 below 0.8, or the 20-day range below 3 ATR. */
+  tight: boolean;
+  volumeShort: number;
+  volumeLong: number;
+};
+
+function reclaimedEma(p: PreparedBars, e: number): boolean {
+  let below = false;
+  for (let i = Math.max(0, e - W.reclaimLookback); i <= e; i++) {
+    if (p.close[i]! < p.ema21[i]!) below = true;
+    else if (below && p.close[i]! > p.ema21[i]!) return true;
+  }
+  return false;
+}
+
+/** Technicals of bar `e` (0-based index into the prepared bars). */
+export function technicalsAt(p: PreparedBars, e: number): Technicals {
+  const close = p.close[e]!;
+  const prevClose = e > 0 ? p.close[e - 1]! : close;
+  const sma = (end: number, n: number) => p.closeSum.meanAt(Math.max(0, end), n);
+  const r63 = returnOver(p.close, e, W.r63);
+  const r126 = returnOver(p.close, e, W.r126);
+  const high252 = maxOver(p.high, e, W.highLow);
+  const atr = p.atr[e]!;
+  let breakout = false;
+  if (e > 0) {
+    const priorHigh = maxOver(p.high, e - 1, W.breakoutLookback);
+    const priorVolume = p.volumeSum.meanAt(e - 1, W.volumeAvg);
+    breakout = close > priorHigh && p.volume[e]! >= STATE.breakoutVolume * priorVolume;
+  }
+  const range = maxOver(p.high, e, W.tightRange) - minOver(p.low, e, W.tightRange);
+  return {
+    date: p.dates[e]!,
+    close,
+    chgPct: (close / prevClose - 1) * 100,
+    sma20: sma(e, W.sma20),
+    sma50: sma(e, W.sma50),
+    sma150: sma(e, W.sma150),
+    sma200: sma(e, W.sma200),
+    sma50Past: sma(e - W.sma50Slope, W.sma50),
+    sma200PastTT: sma(e - W.sma200SlopeTT, W.sma200),
+    sma200Past: sma(e - W.sma200Slope, W.sma200),
+    ema21: p.ema21[e]!,
+    atr,
+    atrShort: p.atrShort[e]!,
+    atrLong: p.atrLong[e]!,
+    highestHighChandelier: maxOver(p.high, e, W.atrChandelier),
+    atrChandelier: p.atrChandelier[e]!,
+    high252,
+    low252: minOver(p.low, e, W.highLow),
+    r63,
+    r126,
+    rs: RS_WEIGHTS.r63 * r63 + RS_WEIGHTS.r126 * r126,
+    nearHigh: close / high252,
+    breakout,
+    reclaimed: reclaimedEma(p, e),
+    tight: p.atrShort[e]! / p.atrLong[e]! < STATE.tightAtrRatio || range < STATE.tightRangeAtr * atr,
+    volumeShort: p.volumeSum.meanAt(e, W.volumeShort),
+    volumeLong: p.volumeSum.meanAt(e, W.volumeLong),
+  };
+}
+
+/** Raw growth: the annualised slope of the 90-bar log-regression times its R squared. */
+export function growthRaw(p: PreparedBars, e: number, barsPerYear: number): number {
+  const { slope, r2 } = logRegression(p.close, e, W.regression);
+  return slope * barsPerYear * r2;
+}
+
+/** Raw gap risk: the 95th percentile of |ln(O / previous C)| over 252 bars, divided by ATR%. */
+export function gapRaw(p: PreparedBars, e: number): number {
+  const gaps: number[] = [];
+  for (let i = Math.max(1, e - W.gapLookback + 1); i <= e; i++) gaps.push(Math.abs(Math.log(p.open[i]! / p.close[i - 1]!)));
+  const atrPct = p.atr[e]! / p.close[e]!;
+  return gaps.length === 0 || atrPct <= 0 ? Number.NaN : quantile(gaps, GAP_QUANTILE) / atrPct;
+}
+
+/** Mean dollar volume (close x volume) of the `n` bars ending at `end`. */
+export function averageDollarVolume(p: PreparedBars, end: number, n: number): number {
+  const from = Math.max(0, end - n + 1);
+  let sum = 0;
+  for (let i = from; i <= end; i++) sum += p.close[i]! * p.volume[i]!;
+  return end < from ? 0 : sum / (end - from + 1);
+}

@@ -1,0 +1,152 @@
+import { gzipSync } from "node:zlib";
+import { BOOK_ORDER, Snapshot, SectorLabel } from "@board/proto";
+import { beforeAll, describe, expect, it } from "vitest";
+import { MarketSimulator } from "../src/market/simulator.js";
+import { buildSnapshot } from "../src/snapshot.js";
+import { loadUniverse, type Universe } from "../src/universe.js";
+
+const ASOF = "2026-11-20"; // Friday
+const MORNING_AFTER = new Date("2026-11-21T14:00:00Z"); // Saturday 06:00 Pacific: the morning snapshot
+const MIDDAY = new Date("2026-11-20T18:30:00Z"); // Friday 13:30 New York, market open
+
+let universe: Universe;
+let sim: MarketSimulator;
+let snap: Snapshot;
+let buildMs: number;
+
+beforeAll(async () => {
+  universe = loadUniverse();
+  sim = new MarketSimulator(universe.entries);
+  const t0 = performance.now();
+  sim.warm(ASOF);
+  const warmMs = performance.now() - t0;
+  // One build to warm the JIT, then the timed one (bars are cached, so this is the scan itself).
+  await buildSnapshot({ universe, provider: sim, at: MORNING_AFTER, intraday: false, asofDaily: ASOF });
+  const t1 = performance.now();
+  snap = await buildSnapshot({ universe, provider: sim, at: MORNING_AFTER, intraday: false, asofDaily: ASOF });
+  buildMs = performance.now() - t1;
+  console.log(`snapshot: bar generation ${warmMs.toFixed(0)} ms, build ${buildMs.toFixed(0)} ms (565 names, schema check included)`);
+});
+
+describe("buildSnapshot", () => {
+  it("satisfies the Snapshot contract", () => {
+    expect(() => Snapshot.parse(snap)).not.toThrow();
+    expect(snap.version).toBe(1);
+    expect(snap.board.asof_daily).toBe(ASOF);
+    expect(snap.board.computed_at).toBe("2026-11-21T06:00:00-08:00");
+    expect(snap.board.intraday).toBe(false);
+    expect(snap.board.provider).toEqual(sim.info);
+    expect(snap.board.book_order).toEqual([...BOOK_ORDER]);
+    expect(snap.sector_etfs).toEqual(universe.sectorEtfs);
+  });
+
+  it("carries all 565 names in universe order and 4 books with 20 sector cards each", () => {
+    expect(snap.board.names).toHaveLength(565);
+    expect(snap.board.names.map((n) => n.sym)).toEqual(universe.entries.map((e) => e.sym));
+    expect(Object.keys(snap.board.books).sort()).toEqual([...BOOK_ORDER].sort());
+    for (const code of BOOK_ORDER) {
+      const book = snap.board.books[code]!;
+      expect(book.code).toBe(code);
+      expect(book.sector_cards.map((c) => c.label)).toEqual([...SectorLabel.options]);
+      expect(book.sector_cards.map((c) => c.sym)).toEqual(SectorLabel.options.map((l) => universe.sectorEtfs[l]));
+      expect(book.members).toBe(universe.entries.filter((e) => e.books.includes(code)).length);
+      expect(book.lanes.risk_adjusted.length).toBeLessThanOrEqual(10);
+      expect(book.lanes.swing.length).toBeLessThanOrEqual(10);
+    }
+    expect(snap.board.books.spx!.regime.index_sym).toBe("SPY");
+    expect(snap.board.books.qqq!.regime.index_sym).toBe("QQQ");
+    expect(snap.board.books.macro!.regime.index_sym).toBe("SPY");
+    expect(snap.board.books.crypto!.regime.index_sym).toBe("BTC-USD");
+  });
+
+  it("spreads states, scores and percentiles", () => {
+    const names = snap.board.names;
+    const states = new Set(names.map((n) => n.state));
+    expect(states.size).toBeGreaterThanOrEqual(3);
+    expect(new Set(names.map((n) => n.opp_score)).size).toBeGreaterThan(100);
+    expect(new Set(names.map((n) => n.hold_q)).size).toBeGreaterThan(20);
+    expect(new Set(names.map((n) => n.entry_q)).size).toBeGreaterThan(100);
+    for (const n of names) {
+      expect(Number.isInteger(n.opp_pct)).toBe(true);
+      expect(n.opp_pct).toBeGreaterThanOrEqual(1);
+      expect(n.opp_pct).toBeLessThanOrEqual(99);
+    }
+    // Within each first book the percentiles run the whole 1..99 scale.
+    for (const code of BOOK_ORDER) {
+      const pcts = names.filter((n) => n.bk[0] === code).map((n) => n.opp_pct);
+      expect(Math.min(...pcts)).toBe(1);
+      expect(Math.max(...pcts)).toBe(99);
+    }
+    const spx = names.filter((n) => n.bk[0] === "spx").map((n) => n.opp_pct);
+    expect(new Set(spx).size).toBeGreaterThan(90);
+    expect(names.filter((n) => n.sym.endsWith("-USD")).every((n) => n.gap_risk === 0)).toBe(true);
+    expect(new Set(names.map((n) => n.liquidity)).size).toBeGreaterThanOrEqual(3);
+  });
+
+  it("keeps lanes consistent with the rules", () => {
+    for (const code of BOOK_ORDER) {
+      const { lanes } = snap.board.books[code]!;
+      for (const e of [...lanes.risk_adjusted, ...lanes.swing]) {
+        const n = snap.board.names.find((x) => x.sym === e.sym)!;
+        expect(n.bk).toContain(code);
+        expect(n.liquidity).not.toBe("D");
+        expect(e.stop).toBeLessThan(e.price);
+        expect(e.targets[0]).toBeGreaterThan(e.price);
+        expect(e.targets[1]).toBeGreaterThan(e.targets[0]);
+        expect(e.entry_window.low).toBeLessThan(e.entry_window.high);
+      }
+      for (const e of lanes.risk_adjusted) expect(["READY", "SETUP"]).toContain(e.state);
+      for (const e of lanes.swing) expect(e).toMatchObject({ state: "READY", light: "firing" });
+      expect(lanes.swing.map((e) => e.rank)).toEqual(lanes.swing.map((_, i) => i + 1));
+    }
+  });
+
+  it("paints green only as far as the ladder allows", () => {
+    for (const code of BOOK_ORDER) {
+      const book = snap.board.books[code]!;
+      const { ladder } = book.regime;
+      expect(book.index_card.green).toBe(ladder.index);
+      for (const c of book.sector_cards) expect(c.green).toBe(ladder.sectors.includes(c.label as SectorLabel));
+      if (book.regime.verdict === "RISK_OFF") expect(book.sector_cards.some((c) => c.green)).toBe(false);
+    }
+  });
+
+  it("stays small: JSON under 350 KB (sizes printed)", () => {
+    const json = JSON.stringify(snap);
+    const gz = gzipSync(json).length;
+    console.log(`snapshot: ${json.length} bytes of JSON, ${gz} gzipped`);
+    expect(json.length).toBeLessThan(350_000);
+  });
+
+  it("builds the whole universe fast", () => {
+    expect(buildMs).toBeLessThan(3_000); // the target is under 1 s; the bound only catches a blow-up
+  });
+
+  it("is deterministic", async () => {
+    const again = await buildSnapshot({ universe, provider: new MarketSimulator(universe.entries), at: MORNING_AFTER, intraday: false, asofDaily: ASOF });
+    expect(JSON.stringify(again)).toBe(JSON.stringify(snap));
+  });
+
+  it("builds an intraday snapshot from the partial bar", async () => {
+    const live = await buildSnapshot({ universe, provider: sim, at: MIDDAY, intraday: true, asofDaily: ASOF });
+    expect(() => Snapshot.parse(live)).not.toThrow();
+    expect(live.board.intraday).toBe(true);
+    expect(live.board.computed_at).toBe("2026-11-20T10:30:00-08:00");
+    expect(live.board.names).toHaveLength(565);
+    const price = (s: Snapshot, sym: string) => s.board.names.find((n) => n.sym === sym)!.price;
+    const partial = sim.intradayBarSync("AAPL", MIDDAY)!;
+    expect(price(live, "AAPL")).toBeCloseTo(partial.close, 2);
+    const btcPartial = sim.intradayBarSync("BTC-USD", MIDDAY)!;
+    expect(price(live, "BTC-USD")).toBeCloseTo(btcPartial.close, 2);
+    // Day volume so far is below a full day's.
+    const live$ = live.board.names.find((n) => n.sym === "SPY")!.dollar_volume;
+    const full$ = snap.board.names.find((n) => n.sym === "SPY")!.dollar_volume;
+    expect(live$).toBeLessThan(full$);
+  });
+
+  it("refuses an intraday scan when the market is shut", async () => {
+    await expect(
+      buildSnapshot({ universe, provider: sim, at: MORNING_AFTER, intraday: true, asofDaily: ASOF }),
+    ).rejects.toThrow(/no partial bar/);
+  });
+});

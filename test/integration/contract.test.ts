@@ -1,0 +1,51 @@
+import { BUS_ENDPOINTS, BoardReadMeta, ViewName } from "@board/proto";
+import { request, requestBytes, type Runtime } from "@board/service-kit";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { IdentityEnv } from "../../services/identity/src/env.js";
+import { startIdentity } from "../../services/identity/src/start.js";
+import { MeteringEnv } from "../../services/metering/src/env.js";
+import { startMetering } from "../../services/metering/src/start.js";
+import { PaymentsEnv } from "../../services/payments/src/env.js";
+import { startPayments } from "../../services/payments/src/start.js";
+import { ScannerEnv } from "../../services/scanner-ingest/src/env.js";
+import { startScanner, type ScannerService } from "../../services/scanner-ingest/src/start.js";
+import { Stack, until } from "./harness.js";
+
+const stack = new Stack();
+const others: Runtime<Record<string, never>>[] = [];
+let scanner: ScannerService;
+
+beforeAll(async () => {
+  await stack.start();
+  await stack.startBoard();
+  const common = { NATS_URL: stack.infra.natsUrl, DATABASE_URL: stack.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" };
+  others.push(await startIdentity(IdentityEnv.parse(common)), await startMetering(MeteringEnv.parse(common)), await startPayments(PaymentsEnv.parse(common)));
+  scanner = await startScanner(ScannerEnv.parse(common));
+  await scanner.ready;
+  await until(() => stack.board!.publication()?.views.has("free") === true);
+}, 120_000);
+
+afterAll(async () => {
+  await scanner?.stop();
+  for (const rt of others) await rt.stop();
+  await stack.stop();
+});
+
+it("every endpoint on the bus answers with a reply valid against its proto schema", async () => {
+  for (const ep of BUS_ENDPOINTS) {
+    if (ep.body === "json") {
+      ep.reply.parse(await request(stack.nc, ep, {}));
+      continue;
+    }
+    for (const view of ViewName.options) {
+      try {
+        const { meta, body } = await requestBytes(stack.nc, ep, { view });
+        BoardReadMeta.parse(meta);
+        expect(() => JSON.parse(new TextDecoder().decode(body)), view).not.toThrow();
+      } catch (e) {
+        // Views of later capabilities are refused with a code, never with a malformed reply.
+        expect(e, view).toMatchObject({ status: 501, code: "not_implemented" });
+      }
+    }
+  }
+});
