@@ -180,6 +180,7 @@ const DOLLAR_ADV: Record<string, number> = {
   "BTC-USD": 3e10,
   "ETH-USD": 1.5e10,
 };
+/** Ether's loading on the crypto factor (bitcoin's is 1). */
 const ETH_LOAD = 1.15;
 
 type NameParams = {
@@ -209,7 +210,7 @@ function paramsOf(entry: UniverseEntry): NameParams {
   let dollarAdv: number;
   if (entry.kind === "crypto") {
     beta = 0;
-    load = entry.sym === "BTC-USD" ? 1 : between(1.05, 1.3, 1);
+    load = entry.sym === "BTC-USD" ? 1 : ETH_LOAD;
     idio = entry.sym === "BTC-USD" ? 0.002 : 0.018;
     driftSd = entry.sym === "BTC-USD" ? 0 : NAME_DRIFT_SD;
     dollarAdv = 5e9;
@@ -220,9 +221,10 @@ function paramsOf(entry: UniverseEntry): NameParams {
     driftSd = 0.0001;
     dollarAdv = Math.exp(Math.log(2e9) + 0.8 * (u(3) - 0.5) * 2);
   } else if (entry.kind === "etf") {
-    const lead = entry.sector === "Crypto" ? 1 : 0;
     beta = sp.beta * between(0.9, 1.1, 1);
-    load = lead ? (entry.sym === "IBIT" ? 1 : ETH_LOAD) : between(0.8, 1.25, 2);
+    // Crypto ETFs carry the crypto factor: the bitcoin one at 1, the ether one at ether's loading.
+    if (entry.sector === "Crypto") load = entry.sym === "IBIT" ? 1 : ETH_LOAD;
+    else load = between(0.8, 1.25, 2);
     idio = sp.idio * 0.35;
     driftSd = NAME_DRIFT_SD * 0.25;
     dollarAdv = Math.exp(Math.log(3e8) + 1.2 * normalOf(u(3), u(5)));
