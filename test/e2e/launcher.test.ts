@@ -6,6 +6,7 @@ import path from "node:path";
 import { BoardState, BoardStatus, FreeBoard, FullBoard, SymbolDirectory } from "@board/proto";
 import { freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launcherEnv } from "./env.js";
 
 const infra = testInfra();
 let launcher: ChildProcess;
@@ -27,8 +28,8 @@ function freePort(): Promise<number> {
 beforeAll(async () => {
   db = await freshDatabase(infra.databaseUrl);
   port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: db.url, PORT: String(port), HEALTH_PORT_BASE: "0", DATA_DIR: dataDir, LOG_LEVEL: "warn" };
-  delete env.NATS_URL; // the launcher starts its own nats-server, as `npm start` does on a fresh machine
+  // Without NATS_URL the launcher starts its own nats-server, as `npm start` does on a fresh machine.
+  const env = launcherEnv({ DATABASE_URL: db.url, PORT: String(port), HEALTH_PORT_BASE: "0", DATA_DIR: dataDir, LOG_LEVEL: "warn" });
   const started = Date.now();
   launcher = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], { env, stdio: ["ignore", "pipe", "pipe"] });
   launcher.stdout!.on("data", (d: Buffer) => (output += d.toString()));
