@@ -1,0 +1,38 @@
+import { gzipSync } from "node:zlib";
+import { FullBoard } from "@board/proto";
+import { testInfra } from "@board/service-kit/testing";
+import { connect } from "nats";
+import { expect, it } from "vitest";
+import { MarketSimulator } from "../../src/market/simulator.js";
+import { SNAPSHOT_MAX_BYTES } from "../../src/publish.js";
+import { buildSnapshot } from "../../src/snapshot.js";
+import { loadUniverse } from "../../src/universe.js";
+
+it("the full snapshot and the largest view fit the server's max payload with room to spare", async () => {
+  const nc = await connect({ servers: testInfra().natsUrl });
+  const maxPayload = nc.info!.max_payload;
+  await nc.close();
+  const universe = loadUniverse();
+  const snapshot = await buildSnapshot({
+    universe,
+    provider: new MarketSimulator(universe.entries, 42),
+    at: new Date("2026-11-20T15:55:00Z"),
+    intraday: true,
+    asofDaily: "2026-11-20",
+  });
+  const snapshotBytes = Buffer.byteLength(JSON.stringify(snapshot));
+  // The largest view is the full board: the snapshot's board plus a freshness block.
+  const agent = JSON.stringify(
+    FullBoard.parse({
+      ...snapshot.board,
+      freshness: { market_open: true, data_age_seconds: 999999, next_refresh_at: "2026-11-20T11:00:00-05:00", poll_hint: "x".repeat(300) },
+    }),
+  );
+  const agentBytes = Buffer.byteLength(agent);
+  console.log(
+    `size guard: snapshot ${snapshotBytes} B (gzip ${gzipSync(JSON.stringify(snapshot)).length} B), agent view ${agentBytes} B (gzip ${gzipSync(agent).length} B), max payload ${maxPayload} B`,
+  );
+  expect(SNAPSHOT_MAX_BYTES).toBeLessThanOrEqual(maxPayload * 0.75);
+  expect(snapshotBytes).toBeLessThanOrEqual(SNAPSHOT_MAX_BYTES);
+  expect(agentBytes).toBeLessThanOrEqual(SNAPSHOT_MAX_BYTES);
+});
