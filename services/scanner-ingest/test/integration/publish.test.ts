@@ -1,0 +1,55 @@
+import { Snapshot, SNAPSHOT_STREAM } from "@board/proto";
+import { ensureSnapshotStream } from "@board/service-kit";
+import { deleteSnapshotStream, testInfra } from "@board/service-kit/testing";
+import { connect, type NatsConnection } from "nats";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { ScannerEnv } from "../../src/env.js";
+import { startScanner } from "../../src/start.js";
+
+const infra = testInfra();
+let nc: NatsConnection;
+const env = ScannerEnv.parse({ NATS_URL: infra.natsUrl, HEALTH_PORT: 0, LOG_LEVEL: "warn" });
+// A Saturday: the market is shut, so the scanner publishes the previous close and the weekend board.
+const saturday = () => new Date("2026-11-21T18:00:00Z");
+
+beforeAll(async () => {
+  nc = await connect({ servers: infra.natsUrl });
+  await deleteSnapshotStream(nc);
+  await ensureSnapshotStream(nc);
+});
+afterAll(() => nc.close());
+
+async function streamSnapshots(): Promise<Snapshot[]> {
+  const jsm = await nc.jetstreamManager();
+  const { state } = await jsm.streams.info(SNAPSHOT_STREAM);
+  const out: Snapshot[] = [];
+  for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
+    const m = await jsm.streams.getMessage(SNAPSHOT_STREAM, { seq });
+    out.push(Snapshot.parse(JSON.parse(new TextDecoder().decode(m.data))));
+  }
+  return out;
+}
+
+it("publishes the previous close and the current board on start, schema-valid, with its provider", async () => {
+  const scanner = await startScanner(env, { now: saturday });
+  await scanner.ready;
+  await scanner.stop();
+  const published = await streamSnapshots();
+  expect(published.map((s) => [s.board.asof_daily, s.board.intraday])).toEqual([
+    ["2026-11-19", false],
+    ["2026-11-20", false],
+  ]);
+  expect(published[0]!.board.computed_at).toBe("2026-11-19T13:00:00-08:00"); // the close, in Pacific time
+  for (const s of published) {
+    expect(s.board.names).toHaveLength(565);
+    expect(s.board.provider).toMatchObject({ name: "simulator", simulated: true });
+  }
+});
+
+it("a restart publishes the same previous close again as a duplicate, not a second snapshot", async () => {
+  const scanner = await startScanner(env, { now: saturday });
+  await scanner.ready;
+  await scanner.stop();
+  const published = await streamSnapshots();
+  expect(published.filter((s) => s.board.asof_daily === "2026-11-19")).toHaveLength(1);
+});
