@@ -7,3 +7,5 @@ export * from "./board.js";
 export * from "./directory.js";
 export * from "./views.js";
 export * from "./snapshot.js";
+export * from "./signals.js";
+export * from "./read-views.js";

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { SectorLabel, Symbol } from "./common.js";
 import { BoardContent } from "./board.js";
+import { BoardSignals } from "./signals.js";
 
 /** The event scanner-ingest publishes to the BOARD stream, once per scan. */
 export const Snapshot = z.object({
@@ -8,5 +9,7 @@ export const Snapshot = z.object({
   board: BoardContent,
   /** One ETF per sector label: the sector read's `etf` parameter and the sector directory. */
   sector_etfs: z.record(SectorLabel, Symbol),
+  /** The engine's selections (leaders, movers, top volume, crypto, tradfi). Optional until every scanner sends them. */
+  signals: BoardSignals.optional(),
 });
 export type Snapshot = z.infer<typeof Snapshot>;
