@@ -2,3 +2,4 @@ export * from "./records/index.js";
 export * from "./bus/index.js";
 export * from "./errors.js";
 export * from "./routes/index.js";
+export * from "./proof.js";

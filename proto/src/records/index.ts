@@ -9,3 +9,4 @@ export * from "./views.js";
 export * from "./snapshot.js";
 export * from "./signals.js";
 export * from "./read-views.js";
+export * from "./proof-views.js";

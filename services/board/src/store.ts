@@ -1,8 +1,11 @@
 import { createHash } from "node:crypto";
 import type { Database } from "@board/service-kit";
 import { Snapshot, type BoardContent } from "@board/proto";
-import { count, desc, lt, max, eq } from "drizzle-orm";
-import { snapshots } from "./db/schema.js";
+import type * as schema from "./db/schema.js";
+import { asc, count, desc, eq, lt, max, sql } from "drizzle-orm";
+import { commitments, dailyMarks, snapshots } from "./db/schema.js";
+import { appendCommitment } from "./proof/chain.js";
+import { marksOf, type DailyMarks } from "./proof/marks.js";
 
 export interface StoredSnapshot {
   hash: string;
@@ -15,23 +18,59 @@ export const snapshotHash = (bytes: Uint8Array) => createHash("sha256").update(b
 
 /** The board's own record of every snapshot it has received. */
 export class SnapshotStore {
-  constructor(private readonly db: Database<{ snapshots: typeof snapshots }>) {}
+  constructor(private readonly db: Database<typeof schema>) {}
 
-  /** Stores a snapshot once; a redelivered snapshot changes nothing. True when it was new. */
+  /**
+   * Stores a snapshot once, commits it to the proof chain and records its day's marks, in
+   * one transaction: a board is never served without its commitment. A redelivered
+   * snapshot changes nothing. True when it was new.
+   */
   async save(snapshot: Snapshot, body: string, hash: string, streamSeq: number | null): Promise<boolean> {
-    const rows = await this.db
-      .insert(snapshots)
-      .values({
-        hash,
-        asofDaily: snapshot.board.asof_daily,
-        computedAt: new Date(snapshot.board.computed_at),
-        intraday: snapshot.board.intraday,
-        streamSeq,
-        body,
-      })
-      .onConflictDoNothing({ target: snapshots.hash })
-      .returning({ id: snapshots.id });
-    return rows.length > 0;
+    return this.db.transaction(async (tx) => {
+      const rows = await tx
+        .insert(snapshots)
+        .values({
+          hash,
+          asofDaily: snapshot.board.asof_daily,
+          computedAt: new Date(snapshot.board.computed_at),
+          intraday: snapshot.board.intraday,
+          streamSeq,
+          body,
+        })
+        .onConflictDoNothing({ target: snapshots.hash })
+        .returning({ id: snapshots.id });
+      if (rows.length === 0) return false;
+      await appendCommitment(tx, hash, snapshot.board);
+      const computedAt = new Date(snapshot.board.computed_at);
+      // A day's marks are its latest board; an older board arriving late does not replace them.
+      await tx
+        .insert(dailyMarks)
+        .values({ asofDaily: snapshot.board.asof_daily, snapshotHash: hash, computedAt, committedAt: new Date(), marks: marksOf(snapshot.board) })
+        .onConflictDoUpdate({
+          target: dailyMarks.asofDaily,
+          set: { snapshotHash: hash, computedAt, committedAt: new Date(), marks: marksOf(snapshot.board) },
+          setWhere: sql`${dailyMarks.computedAt} < ${computedAt}`,
+        });
+      return true;
+    });
+  }
+
+  /** The newest commitments, newest first, and how many there are. */
+  async commitments(limit: number) {
+    const rows = await this.db.select().from(commitments).orderBy(desc(commitments.seq)).limit(limit);
+    const [total] = await this.db.select({ n: count() }).from(commitments);
+    return { total: total?.n ?? 0, rows };
+  }
+
+  async commitmentOf(snapshotHash: string) {
+    const [row] = await this.db.select().from(commitments).where(eq(commitments.snapshotHash, snapshotHash)).limit(1);
+    return row ?? null;
+  }
+
+  /** Every day's marks, oldest first. */
+  async dailyMarks(): Promise<{ asofDaily: string; computedAt: Date; committedAt: Date; marks: DailyMarks }[]> {
+    const rows = await this.db.select().from(dailyMarks).orderBy(asc(dailyMarks.asofDaily));
+    return rows.map((r) => ({ asofDaily: r.asofDaily, computedAt: r.computedAt, committedAt: r.committedAt, marks: r.marks as DailyMarks }));
   }
 
   async latest(): Promise<StoredSnapshot | null> {
