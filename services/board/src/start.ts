@@ -27,7 +27,7 @@ export async function startBoard(env: BoardEnv, opts: { now?: () => Date } = {})
     database: { migrationsFolder: fileURLToPath(new URL("../drizzle", import.meta.url)), schema },
   });
   try {
-    const store = new SnapshotStore(rt.database!.db);
+    const store = new SnapshotStore(rt.database!.db, now);
     let publication: Publication | null = null;
 
     // Renders the newest stored snapshot (and its delayed companion) unless it is already live.

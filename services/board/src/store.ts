@@ -18,7 +18,11 @@ export const snapshotHash = (bytes: Uint8Array) => createHash("sha256").update(b
 
 /** The board's own record of every snapshot it has received. */
 export class SnapshotStore {
-  constructor(private readonly db: Database<typeof schema>) {}
+  /** `now` stamps commitments: a test may run the market's clock ahead of the wall clock. */
+  constructor(
+    private readonly db: Database<typeof schema>,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
 
   /**
    * Stores a snapshot once, commits it to the proof chain and records its day's marks, in
@@ -40,15 +44,16 @@ export class SnapshotStore {
         .onConflictDoNothing({ target: snapshots.hash })
         .returning({ id: snapshots.id });
       if (rows.length === 0) return false;
-      await appendCommitment(tx, hash, snapshot.board);
+      const committedAt = this.now();
+      await appendCommitment(tx, hash, snapshot.board, committedAt);
       const computedAt = new Date(snapshot.board.computed_at);
       // A day's marks are its latest board; an older board arriving late does not replace them.
       await tx
         .insert(dailyMarks)
-        .values({ asofDaily: snapshot.board.asof_daily, snapshotHash: hash, computedAt, committedAt: new Date(), marks: marksOf(snapshot.board) })
+        .values({ asofDaily: snapshot.board.asof_daily, snapshotHash: hash, computedAt, committedAt, marks: marksOf(snapshot.board) })
         .onConflictDoUpdate({
           target: dailyMarks.asofDaily,
-          set: { snapshotHash: hash, computedAt, committedAt: new Date(), marks: marksOf(snapshot.board) },
+          set: { snapshotHash: hash, computedAt, committedAt, marks: marksOf(snapshot.board) },
           setWhere: sql`${dailyMarks.computedAt} < ${computedAt}`,
         });
       return true;

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { SNAPSHOT_SUBJECT, Snapshot } from "@board/proto";
+import { SNAPSHOT_STREAM, SNAPSHOT_SUBJECT, Snapshot } from "@board/proto";
 import type { NatsConnection } from "@board/service-kit";
 
 /** Room kept under the bus's 1 MiB payload limit, so a growing board fails a test before it fails in production. */
@@ -23,4 +23,17 @@ export async function publishSnapshot(nc: NatsConnection, snapshot: Snapshot): P
   const hash = createHash("sha256").update(bytes).digest("hex");
   const ack = await nc.jetstream().publish(SNAPSHOT_SUBJECT, bytes, { msgID: hash });
   return { hash, bytes: bytes.length, seq: ack.seq, duplicate: ack.duplicate };
+}
+
+/** When the newest board on the stream was computed, or null when the stream holds none. */
+export async function lastPublishedAt(nc: NatsConnection): Promise<Date | null> {
+  const jsm = await nc.jetstreamManager();
+  try {
+    const m = await jsm.streams.getMessage(SNAPSHOT_STREAM, { last_by_subj: SNAPSHOT_SUBJECT });
+    const parsed = Snapshot.safeParse(JSON.parse(new TextDecoder().decode(m.data)));
+    return parsed.success ? new Date(parsed.data.board.computed_at) : null;
+  } catch (e) {
+    if ((e as { code?: string }).code === "404") return null;
+    throw e;
+  }
 }

@@ -1,8 +1,9 @@
 import { ensureSnapshotStream, startRuntime, type Runtime } from "@board/service-kit";
 import pkg from "../package.json" with { type: "json" };
+import { systemClock, type Clock } from "./clock.js";
 import type { ScannerEnv } from "./env.js";
 import { MarketSimulator } from "./market/simulator.js";
-import { publishSnapshot } from "./publish.js";
+import { lastPublishedAt, publishSnapshot } from "./publish.js";
 import { startSchedule, type ScanSlot } from "./schedule.js";
 import { buildSnapshot } from "./snapshot.js";
 import { loadUniverse } from "./universe.js";
@@ -16,8 +17,8 @@ export interface ScannerService {
 }
 
 /** Wires the scanner: universe, market data provider, scoring, the schedule and the publisher. */
-export async function startScanner(env: ScannerEnv, opts: { now?: () => Date } = {}): Promise<ScannerService> {
-  const now = opts.now ?? (() => new Date());
+export async function startScanner(env: ScannerEnv, opts: { clock?: Clock } = {}): Promise<ScannerService> {
+  const clock = opts.clock ?? systemClock;
   const universe = loadUniverse();
   const provider = new MarketSimulator(universe.entries, env.SIMULATOR_SEED);
   const rt = await startRuntime({
@@ -36,7 +37,13 @@ export async function startScanner(env: ScannerEnv, opts: { now?: () => Date } =
       "snapshot published",
     );
   };
-  const schedule = startSchedule({ scan, now, refreshMinutes: env.REFRESH_MINUTES, log: rt.log });
+  const schedule = startSchedule({
+    scan,
+    clock,
+    refreshMinutes: env.REFRESH_MINUTES,
+    log: rt.log,
+    lastPublished: () => lastPublishedAt(rt.bus.nc),
+  });
   rt.lifecycle.onStop("schedule", () => schedule.stop());
   await rt.serve([]);
   return { runtime: rt, ready: schedule.ready, scan, stop: () => rt.stop() };

@@ -10,7 +10,7 @@ type Tx = PgTransaction<any, any, any>;
  * Appends the commitment of a newly stored snapshot. Replicas append under one advisory
  * lock, so the chain has one order and no fork; a snapshot already committed is left alone.
  */
-export async function appendCommitment(tx: Tx, snapshotHash: string, board: BoardContent): Promise<void> {
+export async function appendCommitment(tx: Tx, snapshotHash: string, board: BoardContent, committedAt: Date): Promise<void> {
   await tx.execute(sql`select pg_advisory_xact_lock(hashtext('board:proof'))`);
   const [existing] = await tx.select({ seq: commitments.seq }).from(commitments).where(eq(commitments.snapshotHash, snapshotHash)).limit(1);
   if (existing) return;
@@ -26,5 +26,6 @@ export async function appendCommitment(tx: Tx, snapshotHash: string, board: Boar
     asofDaily: board.asof_daily,
     computedAt: new Date(board.computed_at),
     intraday: board.intraday,
+    committedAt,
   });
 }

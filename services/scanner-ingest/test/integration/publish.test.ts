@@ -5,6 +5,7 @@ import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ScannerEnv } from "../../src/env.js";
 import { startScanner } from "../../src/start.js";
+import { fixedClock } from "../support/clocks.js";
 
 const infra = testInfra();
 let nc: NatsConnection;
@@ -31,7 +32,7 @@ async function streamSnapshots(): Promise<Snapshot[]> {
 }
 
 it("publishes the previous close and the current board on start, schema-valid, with its provider", async () => {
-  const scanner = await startScanner(env, { now: saturday });
+  const scanner = await startScanner(env, { clock: fixedClock(saturday()) });
   await scanner.ready;
   await scanner.stop();
   const published = await streamSnapshots();
@@ -47,7 +48,7 @@ it("publishes the previous close and the current board on start, schema-valid, w
 });
 
 it("a restart publishes the same previous close again as a duplicate, not a second snapshot", async () => {
-  const scanner = await startScanner(env, { now: saturday });
+  const scanner = await startScanner(env, { clock: fixedClock(saturday()) });
   await scanner.ready;
   await scanner.stop();
   const published = await streamSnapshots();
