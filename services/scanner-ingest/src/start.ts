@@ -2,7 +2,7 @@ import { ensureSnapshotStream, startRuntime, type Runtime } from "@board/service
 import pkg from "../package.json" with { type: "json" };
 import { systemClock, type Clock } from "./clock.js";
 import type { ScannerEnv } from "./env.js";
-import { MarketSimulator } from "./market/simulator.js";
+import { createProvider } from "./market/select.js";
 import { lastPublishedAt, publishSnapshot } from "./publish.js";
 import { startSchedule, type ScanSlot } from "./schedule.js";
 import { buildSnapshot } from "./snapshot.js";
@@ -20,15 +20,21 @@ export interface ScannerService {
 export async function startScanner(env: ScannerEnv, opts: { clock?: Clock } = {}): Promise<ScannerService> {
   const clock = opts.clock ?? systemClock;
   const universe = loadUniverse();
-  const provider = new MarketSimulator(universe.entries, env.SIMULATOR_SEED);
   const rt = await startRuntime({
     service: "scanner-ingest",
     version: pkg.version,
     description: "Scores the universe from market data on the market's schedule and publishes snapshots",
     env,
   });
+  const provider = createProvider(env, universe, { log: rt.log });
+  rt.lifecycle.onStop("market data", () => provider.close?.());
   await ensureSnapshotStream(rt.bus.nc);
   const scan = async (slot: ScanSlot) => {
+    if (slot.intraday && !provider.intraday) {
+      // End-of-day data cannot make an intraday board; say so rather than publish yesterday's bars as today's.
+      rt.log.debug({ at: slot.at.toISOString(), provider: provider.info.name }, "intraday slot skipped: provider has end-of-day data only");
+      return;
+    }
     const t0 = performance.now();
     const snapshot = await buildSnapshot({ universe, provider, ...slot });
     const published = await publishSnapshot(rt.bus.nc, snapshot);

@@ -20,6 +20,12 @@ export type Bar = {
 export interface MarketDataProvider {
   readonly info: ProviderInfo;
 
+  /** Whether intradayBar can give the day in progress; without it the board refreshes at closes and mornings only. */
+  readonly intraday: boolean;
+
+  /** Releases what the provider holds (timers, queued requests); called at shutdown. */
+  close?(): void;
+
   /**
    * Up to `count` completed daily bars of `sym` ending at `through` (YYYY-MM-DD, inclusive), oldest
    * first. Fewer when the history is shorter. Equities have a bar per NYSE session, crypto one per

@@ -431,6 +431,7 @@ export class MarketSimulator implements MarketDataProvider {
   readonly seed: number;
   readonly origin: string;
   readonly info: ProviderInfo;
+  readonly intraday = true;
   readonly #originDay: number;
   readonly #seedHash: number;
   readonly #tl: Timeline;
