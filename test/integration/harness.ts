@@ -31,8 +31,8 @@ export class Stack {
     );
   }
 
-  async startBoard() {
-    this.board = await startBoard(BoardEnv.parse({ NATS_URL: this.infra.natsUrl, DATABASE_URL: this.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" }));
+  async startBoard(opts: { now?: () => Date } = {}) {
+    this.board = await startBoard(BoardEnv.parse({ NATS_URL: this.infra.natsUrl, DATABASE_URL: this.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" }), opts);
     return this.board;
   }
 

@@ -1,13 +1,14 @@
 import { freshnessAt } from "@board/market-calendar";
 import type { BoardReadMeta, BoardReadRequest, ViewName } from "@board/proto";
 import { BusError, type BytesReply } from "@board/service-kit";
-import type { Publication } from "./publication.js";
+import type { Publication, PublishedView } from "./publication.js";
 import { gzipBody, identityBody } from "./render/rendered.js";
 
 /** Views rendered from the delayed (previous trading day) board: absent until one exists. */
 const DELAYED_VIEWS: ReadonlySet<ViewName> = new Set(["free", "preview"]);
 
 const EMPTY = new Uint8Array(0);
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
 
 export interface ReadDeps {
   publication: () => Publication | null;
@@ -15,11 +16,14 @@ export interface ReadDeps {
   refreshMinutes: number;
 }
 
-/** board.v1.read: a lookup of pre-rendered bytes plus this moment's freshness block. */
+/**
+ * board.v1.read: a lookup of pre-rendered bytes plus this moment's freshness block. The
+ * parametrised views (name, hold, sector) join bytes rendered with the publication.
+ */
 export function readView(deps: ReadDeps, req: Required<Pick<BoardReadRequest, "view">> & BoardReadRequest): BytesReply<BoardReadMeta> {
   const pub = deps.publication();
   if (!pub) throw new BusError("snapshot_unavailable", 503, "no snapshot has been published yet");
-  const view = pub.views.get(req.view);
+  const view = pub.views.get(req.view) ?? resolveLookup(pub, req);
   if (!view) {
     if (DELAYED_VIEWS.has(req.view)) throw new BusError("snapshot_unavailable", 503, "no board of an earlier trading day is stored yet");
     throw new BusError("not_implemented", 501, `view ${req.view} is not rendered yet`);
@@ -37,6 +41,13 @@ export function readView(deps: ReadDeps, req: Required<Pick<BoardReadRequest, "v
   if (req.if_none_match && matchesEtag(req.if_none_match, view.rendered.etag)) return { meta: meta(304), body: EMPTY };
   const body = encoding === "gzip" ? gzipBody(view.rendered, freshness) : identityBody(view.rendered, freshness);
   return { meta: meta(200), body };
+}
+
+function resolveLookup(pub: Publication, req: BoardReadRequest): PublishedView | undefined {
+  const found = pub.lookups.get(req.view);
+  if (!found) return undefined;
+  const { lookup, ...source } = found;
+  return { ...source, rendered: lookup.resolve(req.params ?? NO_PARAMS) };
 }
 
 /** If-None-Match compares weakly (RFC 9110 13.1.2): W/ prefixes do not matter, * matches all. */

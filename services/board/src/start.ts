@@ -6,6 +6,7 @@ import { consumeSnapshots } from "./consumer.js";
 import * as schema from "./db/schema.js";
 import type { BoardEnv } from "./env.js";
 import { buildPublication, type Publication } from "./publication.js";
+import { recordViews } from "./proof/extra-views.js";
 import { readView } from "./read.js";
 import { SnapshotStore } from "./store.js";
 
@@ -40,6 +41,8 @@ export async function startBoard(env: BoardEnv, opts: { now?: () => Date } = {})
         currentHash: latest.hash,
         delayed: delayed?.board ?? null,
         snapshotsStored: await store.count(),
+        snapshot: latest.snapshot,
+        extraViews: await recordViews(store, latest, delayed),
       });
       rt.log.info({ asof: latest.board.asof_daily, computed_at: latest.board.computed_at, delayed: delayed?.board.asof_daily ?? null }, "publication live");
     };

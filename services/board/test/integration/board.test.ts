@@ -1,10 +1,35 @@
 import { gunzipSync } from "node:zlib";
-import { boardRead, BoardState, BoardStatus, FreeBoard, FullBoard, SymbolDirectory, type ViewName } from "@board/proto";
-import type { BusError} from "@board/service-kit";
+import {
+  boardRead,
+  BoardState,
+  BoardStatus,
+  BuylistView,
+  CryptoNightView,
+  CryptoView,
+  FreeBoard,
+  FullBoard,
+  HoldView,
+  IndicesView,
+  LeadersView,
+  MoversView,
+  NameDirectoryView,
+  NameView,
+  PAID_ROUTES,
+  RegimeView,
+  SectorDirectoryView,
+  SectorsView,
+  SectorView,
+  SymbolDirectory,
+  TopVolumeView,
+  TradfiRiskView,
+  type ViewName,
+} from "@board/proto";
+import type { BusError } from "@board/service-kit";
 import { requestBytes, ensureSnapshotStream } from "@board/service-kit";
 import { deleteSnapshotStream, fixtureSnapshot, freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { z } from "zod";
 import { BoardEnv } from "../../src/env.js";
 import { startBoard, type BoardService } from "../../src/start.js";
 
@@ -16,6 +41,7 @@ let board: BoardService | null = null;
 const env = () => BoardEnv.parse({ NATS_URL: infra.natsUrl, DATABASE_URL: db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" });
 const yesterday = fixtureSnapshot({ asofDaily: "2026-11-19", computedAt: "2026-11-19T13:00:00-08:00", seed: 1 });
 const today = fixtureSnapshot({ asofDaily: "2026-11-20", computedAt: "2026-11-20T09:55:00-08:00", seed: 2, intraday: true });
+const { signals: _, ...withoutSignals } = fixtureSnapshot({ asofDaily: "2026-11-20", computedAt: "2026-11-20T10:00:00-08:00", seed: 3, intraday: true });
 
 async function publish(s: unknown) {
   const bytes = new TextEncoder().encode(JSON.stringify(s));
@@ -78,25 +104,77 @@ describe("board service", () => {
     expect(full.names).toHaveLength(today.board.names.length);
   });
 
-  it("serves gzip bytes that decompress to the identity body, and 304 on a matching ETag", async () => {
-    const plain = await read("agent");
-    const zipped = await read("agent", { encoding: "gzip" });
-    expect(zipped.meta.encoding).toBe("gzip");
-    const a = json(plain.body) as Record<string, unknown>;
-    const b = json(gunzipSync(zipped.body)) as Record<string, unknown>;
-    delete a.freshness;
-    delete b.freshness;
-    expect(b).toEqual(a);
-    const again = await read("agent", { if_none_match: plain.meta.etag });
-    expect(again.meta.status).toBe(304);
-    expect(again.body.length).toBe(0);
+  it("serves every paid view, with and without parameters, valid against its schema", async () => {
+    const ten = today.board.names.slice(0, 10).map((r) => r.sym).join(",");
+    const reads: [ViewName, Record<string, string>, z.ZodObject][] = [
+      ["agent", {}, FullBoard],
+      ["regime", {}, RegimeView],
+      ["buylist", {}, BuylistView],
+      ["indices", {}, IndicesView],
+      ["sectors", {}, SectorsView],
+      ["top-volume", {}, TopVolumeView],
+      ["leaders", {}, LeadersView],
+      ["movers", {}, MoversView],
+      ["crypto", {}, CryptoView],
+      ["crypto-night", {}, CryptoNightView],
+      ["tradfi-risk", {}, TradfiRiskView],
+      ["name", { sym: "BTC-USD" }, NameView],
+      ["name", { sym: ten }, NameView],
+      ["name", { sym: "NOPE,ZZZ" }, NameDirectoryView],
+      ["hold", { sym: "BTC-USD,ETH-USD,NOPE" }, HoldView],
+      ["hold", { sym: "NOPE" }, NameDirectoryView],
+      ["sector", { name: "semis" }, SectorView],
+      ["sector", { etf: today.sector_etfs.Energy }, SectorView],
+      ["sector", { name: "Nope" }, SectorDirectoryView],
+      ["sector", {}, SectorDirectoryView],
+    ];
+    for (const route of PAID_ROUTES) expect(reads.some(([view]) => view === route.view), route.path).toBe(true);
+    for (const [view, params, schema] of reads) {
+      const label = `${view} ${JSON.stringify(params)}`;
+      const plain = await read(view, { params });
+      expect(plain.meta.status, label).toBe(200);
+      expect(plain.meta.asof_daily, label).toBe("2026-11-20");
+      expect(plain.meta.etag, label).toMatch(/^W\/"[0-9a-f]{32}"$/);
+      schema.parse(json(plain.body));
+      const zipped = await read(view, { params, encoding: "gzip" });
+      expect(zipped.meta.etag, label).toBe(plain.meta.etag);
+      schema.parse(json(gunzipSync(zipped.body)));
+    }
+    const nine = today.board.names.slice(0, 9).map((r) => r.sym);
+    const batch = NameView.parse(json((await read("name", { params: { sym: `${nine.join(",")},NOPE` } })).body));
+    expect(batch.names.map((r) => r.sym)).toEqual(nine);
+    expect(batch.unknown).toEqual(["NOPE"]);
+    const sector = SectorView.parse(json((await read("sector", { params: { etf: today.sector_etfs.Semis } })).body));
+    expect(sector.sector).toBe("Semis");
   });
 
-  it("refuses a malformed request with invalid_request and a view not rendered yet with not_implemented", async () => {
+  it("serves gzip bytes that decompress to the identity body, and 304 on a matching ETag", async () => {
+    for (const [view, params] of [["agent", {}], ["name", { sym: "BTC-USD,ETH-USD" }]] as const) {
+      const plain = await read(view, { params });
+      const zipped = await read(view, { params, encoding: "gzip" });
+      expect(zipped.meta.encoding).toBe("gzip");
+      const a = json(plain.body) as Record<string, unknown>;
+      const b = json(gunzipSync(zipped.body)) as Record<string, unknown>;
+      delete a.freshness;
+      delete b.freshness;
+      expect(b).toEqual(a);
+      const again = await read(view, { params, if_none_match: plain.meta.etag });
+      expect(again.meta.status).toBe(304);
+      expect(again.body.length).toBe(0);
+    }
+  });
+
+  it("refuses a malformed request with invalid_request, and a view its snapshot cannot make with not_implemented", async () => {
     const raw = await nc.request("board.v1.read", new TextEncoder().encode('{"view":"nope"}'));
     expect(raw.headers?.get("Nats-Service-Error-Code")).toBe("400");
     expect(raw.headers?.get("Nats-Service-Error")).toBe("invalid_request");
-    await expect(read("regime")).rejects.toMatchObject({ status: 501, code: "not_implemented" });
+    await expect(read("name", { params: { sym: "A,B,C,D,E,F,G,H,I,J,K" } })).rejects.toMatchObject({ status: 400, code: "invalid_request" });
+    // A later board of the same day from a scanner that sends no signals: the views made from them go away.
+    await publish(withoutSignals);
+    await until(() => board!.publication()?.board.computed_at === withoutSignals.board.computed_at);
+    for (const view of ["leaders", "movers", "top-volume", "crypto", "crypto-night", "tradfi-risk"] as const)
+      await expect(read(view), view).rejects.toMatchObject({ status: 501, code: "not_implemented" });
+    expect((await read("regime")).meta.status).toBe(200);
   });
 
   it("on restart loads the latest stored snapshot before serving, without the stream", async () => {
@@ -105,6 +183,7 @@ describe("board service", () => {
     board = await startBoard(env());
     const { meta } = await read("agent");
     expect(meta.asof_daily).toBe("2026-11-20");
-    expect(await board.store.count()).toBe(2);
+    expect(meta.computed_at).toBe(withoutSignals.board.computed_at);
+    expect(await board.store.count()).toBe(3);
   });
 });

@@ -17,21 +17,23 @@ export class FastForwardClock implements Clock {
   private endReached!: () => void;
   readonly reachedEnd = new Promise<void>((r) => (this.endReached = r));
 
+  /** `beforeAdvance` runs before each jump: a test lets the consumers catch up first. */
   constructor(
     start: Date,
     private readonly end: Date,
+    private readonly beforeAdvance: () => Promise<void> = async () => {},
   ) {
     this.t = start;
   }
 
   now = () => this.t;
 
-  sleepUntil = (at: Date, signal: AbortSignal) => {
+  sleepUntil = async (at: Date, signal: AbortSignal) => {
+    await this.beforeAdvance();
     if (at > this.end) {
       this.endReached();
       return new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
     }
     if (at > this.t) this.t = at;
-    return Promise.resolve();
   };
 }
