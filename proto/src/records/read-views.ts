@@ -88,5 +88,6 @@ export const TradfiRiskView = z.object({ ...head, tradfi: TradfiRisk, members: z
 export type TradfiRiskView = z.infer<typeof TradfiRiskView>;
 
 export const HoldEntry = z.object({ sym: Symbol, name: z.string(), price: z.number(), hold_q: z.number(), hold_label: HoldLabel, state: EntryState });
+export type HoldEntry = z.infer<typeof HoldEntry>;
 export const HoldView = z.object({ ...head, names: z.array(HoldEntry), unknown: z.array(z.string()), ...tail });
 export type HoldView = z.infer<typeof HoldView>;
