@@ -1,11 +1,13 @@
 // One scan: fetch every name's bars from the provider, score the board, and wrap it as the proto
-// Snapshot the scanner publishes. The result is validated against the contract before it leaves.
+// Snapshot the scanner publishes, signals included. The result is validated against the contract
+// before it leaves.
 
-import { addTradingDays, formatPacific } from "@board/market-calendar";
+import { addTradingDays, formatNewYork, formatPacific, previousSession } from "@board/market-calendar";
 import { BOOK_ORDER, DISCLAIMER, PRODUCT, Snapshot } from "@board/proto";
 import { addDays, utcDateOf } from "./market/days.js";
 import type { MarketDataProvider } from "./market/provider.js";
-import { scoreBoard, type NameBars } from "./scoring/board.js";
+import { scoreBoard, type CryptoQuotes, type NameBars } from "./scoring/board.js";
+import type { CryptoQuote } from "./scoring/signals.js";
 import { HISTORY_BARS } from "./scoring/weights.js";
 import type { Universe, UniverseEntry } from "./universe.js";
 
@@ -54,10 +56,37 @@ export async function collectBars(o: SnapshotOptions): Promise<Map<string, NameB
   return new Map(pairs);
 }
 
+/**
+ * The crypto quotes of the scan (crypto_night and the crypto gate's latest price): the last US
+ * session close at or before `at`, and per crypto asset its price at that instant and at `at`,
+ * from the provider's intraday bar (crypto has one at any time). Without one (null, or the read
+ * fails), the price at the US close falls back to the last completed UTC daily close before it,
+ * and the latest price to the last bar's close; an asset with neither is left out.
+ */
+export async function cryptoQuotes(o: SnapshotOptions, series: ReadonlyMap<string, NameBars>): Promise<CryptoQuotes> {
+  const usClose = previousSession(o.at).close;
+  const closeDay = utcDateOf(usClose);
+  const quotes = await Promise.all(
+    o.universe.entries
+      .filter((e) => e.kind === "crypto")
+      .map(async (e): Promise<CryptoQuote | null> => {
+        const bars = series.get(e.sym)?.bars ?? [];
+        // A provider that cannot give a bar at an instant (null, or an error) leaves the fallback.
+        const barAt = (at: Date) => o.provider.intradayBar(e.sym, at).catch(() => null);
+        const [nowBar, closeBar] = await Promise.all([barAt(o.at), barAt(usClose)]);
+        const now = nowBar?.close ?? bars[bars.length - 1]?.close;
+        const atUsClose = closeBar?.close ?? bars.findLast((b) => b.date < closeDay)?.close;
+        return now !== undefined && atUsClose !== undefined && now > 0 && atUsClose > 0 ? { sym: e.sym, atUsClose, now } : null;
+      }),
+  );
+  return { usClose: formatNewYork(usClose), quotes: quotes.filter((q): q is CryptoQuote => q !== null) };
+}
+
 /** Fetches, scores and assembles one snapshot; throws if it does not satisfy the Snapshot contract. */
 export async function buildSnapshot(o: SnapshotOptions): Promise<Snapshot> {
   const series = await collectBars(o);
-  const { names, books } = scoreBoard({ universe: o.universe, series, asofDaily: o.asofDaily });
+  const crypto = await cryptoQuotes(o, series);
+  const { names, books, signals } = scoreBoard({ universe: o.universe, series, asofDaily: o.asofDaily, crypto });
   const snapshot: Snapshot = {
     version: 1,
     board: {
@@ -72,6 +101,7 @@ export async function buildSnapshot(o: SnapshotOptions): Promise<Snapshot> {
       disclaimer: DISCLAIMER,
     },
     sector_etfs: { ...o.universe.sectorEtfs },
+    signals,
   };
   return Snapshot.parse(snapshot);
 }

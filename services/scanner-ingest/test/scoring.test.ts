@@ -5,7 +5,7 @@ import { emaSeries, logRegression, quantile, wilderAtrSeries } from "../src/scor
 import { buildLanes, laneEntry, type LaneCandidate } from "../src/scoring/lanes.js";
 import { percentileRanks, percentileRanksWithin } from "../src/scoring/percentile.js";
 import { BOOKS } from "../src/scoring/books.js";
-import { capVerdict, cryptoVerdict, equityVerdict, ladderOf, regimeVerdict, type SectorRead } from "../src/scoring/regime.js";
+import { capVerdict, cryptoVerdict, equityRegime, equityVerdict, ladderOf, type EquityBar, type SectorRead } from "../src/scoring/regime.js";
 import { entryState, holdLabel, liquidityTier, trendTemplate } from "../src/scoring/state.js";
 
 /** A calm uptrend read: C > SMA50 > SMA200, nothing triggered. Override what a case needs. */
@@ -31,7 +31,9 @@ function tech(over: Partial<Technicals> = {}): Technicals {
     low252: 70,
     r63: 0.1,
     r126: 0.2,
-    rs: 0.15,
+    r189: 0.25,
+    r252: 0.3,
+    rs: 0.19,
     nearHigh: 110 / 115,
     breakout: false,
     reclaimed: false,
@@ -229,8 +231,9 @@ describe("regime", () => {
   });
 
   it("assembles a verdict with its stance, line and ladder", () => {
-    const v = regimeVerdict({ book: BOOKS.spx, asof: "2026-11-20", index: up, second: null, breadth50: 61.23, breadth200: 58, creditOk: null, sectors });
-    expect(v).toMatchObject({ verdict: "NAMES_ON", stance: "risk-on", since: "2026-11-20", pending: null, index_sym: "SPY", breadth_50: 61.2 });
+    const bar = (date: string): EquityBar => ({ date, close: 110, sma50: 105, sma200: 98, sma200Past: 96, breadth50: 61.23, breadth200: 58, creditOk: null });
+    const v = equityRegime({ book: BOOKS.spx, closes: [bar("2026-11-19"), bar("2026-11-20")], partial: null, sectors });
+    expect(v).toMatchObject({ verdict: "NAMES_ON", stance: "risk-on", since: "2026-11-19", pending: null, index_sym: "SPY", breadth_50: 61.2 });
     expect(v.line).toMatch(/^SPY above its 200-day average, 61% of members/);
   });
 });

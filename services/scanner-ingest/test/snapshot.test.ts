@@ -1,7 +1,8 @@
 import { gzipSync } from "node:zlib";
-import { BOOK_ORDER, Snapshot, SectorLabel } from "@board/proto";
+import { BOOK_ORDER, BoardSignals, Snapshot, SectorLabel } from "@board/proto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MarketSimulator } from "../src/market/simulator.js";
+import { BOOKS } from "../src/scoring/books.js";
 import { buildSnapshot } from "../src/snapshot.js";
 import { loadUniverse, type Universe } from "../src/universe.js";
 
@@ -111,6 +112,69 @@ describe("buildSnapshot", () => {
     }
   });
 
+  it("carries the engine's signals, consistent with the names and books", () => {
+    const signals = BoardSignals.parse(snap.signals);
+    const bySym = new Map(snap.board.names.map((n) => [n.sym, n]));
+    for (const code of BOOK_ORDER) {
+      const leaders = signals.leaders[code];
+      expect(leaders.length).toBeLessThanOrEqual(10);
+      expect(leaders).not.toContain(BOOKS[code].index);
+      const scores = leaders.map((s) => bySym.get(s)!);
+      for (const n of scores) expect(n).toMatchObject({ is_leader: true });
+      for (const n of scores) expect(n.bk).toContain(code);
+      expect(scores.map((n) => n.opp_score)).toEqual([...scores.map((n) => n.opp_score)].sort((a, b) => b - a));
+    }
+    expect(signals.leaders.spx.length).toBeGreaterThan(0);
+    expect(signals.movers.gainers).toHaveLength(10);
+    expect(signals.movers.losers).toHaveLength(10);
+    const topUp = Math.max(...snap.board.names.map((n) => n.chg_pct));
+    expect(bySym.get(signals.movers.gainers[0]!)!.chg_pct).toBe(topUp);
+    expect(signals.movers.losers.every((s) => bySym.get(s)!.chg_pct < 0)).toBe(true);
+    expect(Object.keys(signals.top_volume).sort()).toEqual([...SectorLabel.options].sort());
+    for (const [label, syms] of Object.entries(signals.top_volume)) {
+      expect(syms.length).toBe(Math.min(5, snap.board.names.filter((n) => n.sector === label).length));
+      const adv = syms.map((s) => bySym.get(s)!.adv20_usd);
+      expect(adv).toEqual([...adv].sort((a, b) => b - a));
+      for (const s of syms) expect(bySym.get(s)!.sector).toBe(label);
+    }
+
+    // Crypto: the gate agrees with the crypto book; the night read starts at Friday's US close.
+    expect(signals.crypto.verdict).toBe(snap.board.books.crypto!.regime.verdict);
+    expect(signals.crypto.assets.map((a) => a.sym)).toEqual(["BTC-USD", "ETH-USD"]);
+    const [btc, eth] = signals.crypto.assets;
+    const rule = btc!.trend === "off" ? "RISK_OFF" : eth!.trend === "off" ? "INDEX_ONLY" : "NAMES_ON";
+    expect(signals.crypto.verdict).toBe(rule);
+    expect(btc!.utc_close_date).toBe(ASOF);
+    expect(btc!.utc_close).toBeCloseTo(sim.dailyBarsSync("BTC-USD", ASOF, 1)[0]!.close, 2);
+    expect(btc!.price).toBeCloseTo(sim.intradayBarSync("BTC-USD", MORNING_AFTER)!.close, 2);
+    const night = signals.crypto_night;
+    expect(night.since).toBe("2026-11-20T16:00:00-05:00");
+    const atClose = sim.intradayBarSync("BTC-USD", new Date("2026-11-20T21:00:00Z"))!.close;
+    expect(night.assets[0]).toMatchObject({ sym: "BTC-USD" });
+    expect(night.assets[0]!.price_at_us_close).toBeCloseTo(atClose, 2);
+    expect(night.assets[0]!.change_pct).toBeCloseTo((btc!.price / atClose - 1) * 100, 1);
+
+    // Tradfi: the macro book's verdict, its credit check, the four groups.
+    const macro = snap.board.books.macro!.regime;
+    expect(signals.tradfi_risk).toMatchObject({ verdict: macro.verdict, stance: macro.stance });
+    expect(signals.tradfi_risk.groups.map((g) => g.group)).toEqual(["bonds", "credit", "gold", "dollar_sensitive"]);
+    expect(signals.tradfi_risk.groups.map((g) => g.syms)).toEqual([
+      ["TLT", "IEF", "SHY", "AGG", "TIP"],
+      ["HYG", "LQD", "EMB", "PFF"],
+      ["GLD", "SLV", "GDX"],
+      ["DBC", "USO", "UNG", "DBA"],
+    ]);
+    if (!signals.tradfi_risk.credit_ok) expect(["SECTORS_ON", "INDEX_ONLY", "RISK_OFF"]).toContain(macro.verdict);
+  });
+
+  it("dates every verdict: since on or before the scan, pending only when it differs", () => {
+    for (const code of BOOK_ORDER) {
+      const r = snap.board.books[code]!.regime;
+      expect(r.since <= ASOF).toBe(true);
+      expect(r.pending).not.toBe(r.verdict);
+    }
+  });
+
   it("stays small: JSON under 350 KB (sizes printed)", () => {
     const json = JSON.stringify(snap);
     const gz = gzipSync(json).length;
@@ -142,6 +206,10 @@ describe("buildSnapshot", () => {
     const live$ = live.board.names.find((n) => n.sym === "SPY")!.dollar_volume;
     const full$ = snap.board.names.find((n) => n.sym === "SPY")!.dollar_volume;
     expect(live$).toBeLessThan(full$);
+    // Crypto's last completed UTC day is Thursday; the night read starts at Thursday's US close.
+    expect(live.signals!.crypto.assets[0]!.utc_close_date).toBe("2026-11-19");
+    expect(live.signals!.crypto.assets[0]!.price).toBeCloseTo(btcPartial.close, 2);
+    expect(live.signals!.crypto_night.since).toBe("2026-11-19T16:00:00-05:00");
   });
 
   it("refuses an intraday scan when the market is shut", async () => {

@@ -1,14 +1,17 @@
 // Scores the whole universe from its bars: the name records, then per book the regime verdict,
-// the index and sector cards and the buy-list lanes. Pure and synchronous: bars in, board out.
+// the index and sector cards and the buy-list lanes, then the engine's selections (signals).
+// Pure and synchronous: bars (and the crypto quotes of the scan) in, board out.
 
 import {
   BOOK_ORDER,
   SectorLabel,
   type Book,
   type BookCode,
+  type BoardSignals,
   type Card,
   type NameRecord,
   type PermissionLadder,
+  type RegimeVerdict,
   type SectorOrIndex,
 } from "@board/proto";
 import type { Bar } from "../market/provider.js";
@@ -19,26 +22,40 @@ import {
   gapRaw,
   growthRaw,
   prepareBars,
+  smaAt,
   technicalsAt,
   type PreparedBars,
   type Technicals,
 } from "./features.js";
+import { RatioLine, completedEnd, equityRegimeBars, trendBars } from "./history.js";
 import { buildLanes, type LaneCandidate } from "./lanes.js";
 import { percentileRanks, percentileRanksWithin } from "./percentile.js";
-import { regimeVerdict, type SectorRead } from "./regime.js";
-import { entryState, holdLabel, liquidityTier, trendTemplate } from "./state.js";
+import { cryptoRegime, equityRegime, trendOf, type SectorRead, type TrendRead } from "./regime.js";
+import { cryptoNightOf, cryptoSignalOf, leadersOf, moversOf, topVolumeOf, tradfiRiskOf, type CryptoQuote, type TradfiMember } from "./signals.js";
+import { entryState, holdLabel, lightOf, liquidityTier, trendTemplate } from "./state.js";
 import { ENTRY_Q, HOLD, LEADER, OPP_WEIGHTS, WINDOWS, YEAR_BARS } from "./weights.js";
 
 /** A name's bars, oldest first; `partial` when the last one is today's bar still in progress. */
 export type NameBars = { bars: readonly Bar[]; partial: boolean };
 
+/**
+ * The crypto quotes of the scan for the crypto signals: the last US session close (ISO 8601 with
+ * its offset) and, per crypto asset, the price at that close and the latest price. An asset
+ * without a quote shows its last bar's close as its price and is left out of crypto_night.
+ */
+export type CryptoQuotes = {
+  usClose: string;
+  quotes: readonly CryptoQuote[];
+};
+
 export type ScoreInput = {
   universe: Universe;
   series: ReadonlyMap<string, NameBars>;
   asofDaily: string;
+  crypto: CryptoQuotes;
 };
 
-export type ScoredBoard = { names: NameRecord[]; books: Record<BookCode, Book> };
+export type ScoredBoard = { names: NameRecord[]; books: Record<BookCode, Book>; signals: BoardSignals };
 
 const round = (x: number, dp: number) => {
   const f = 10 ** dp;
@@ -49,6 +66,8 @@ const score = (x: number) => round(Math.min(100, Math.max(0, x)), 1);
 type Scored = {
   entry: UniverseEntry;
   bars: PreparedBars;
+  /** The last bar is today's partial bar. */
+  partial: boolean;
   now: Technicals;
   record: NameRecord;
 };
@@ -98,6 +117,10 @@ function scoreNames(input: ScoreInput): Scored[] {
     if (i === undefined) throw new Error(`scoring: ${sym} is not in the universe`);
     return now[i]!;
   };
+  // r63 against the sector ETF; a sector ETF itself, an Index name or a crypto asset against its first book's index.
+  const referenceOf = (e: UniverseEntry): string =>
+    e.kind === "crypto" || e.sector === "Index" || sectorEtfs[e.sector] === e.sym ? BOOKS[e.books[0]!].index : sectorEtfs[e.sector];
+  const relPct = percentileRanks(entries.map((e, i) => now[i]!.r63 - nowOf(referenceOf(e)).r63));
   const indexCloses = new Map<string, Map<string, number>>();
   const indexClosesOf = (sym: string) => {
     let m = indexCloses.get(sym);
@@ -113,16 +136,19 @@ function scoreNames(input: ScoreInput): Scored[] {
     const p = prepared[i]!;
     const t = now[i]!;
     const rs = rsPct[i]!;
-    const state = entryState(t, trendTemplate(t, rs));
+    const tt = trendTemplate(t, rs);
+    const state = entryState(t, tt);
     const prevState = entryState(prev[i]!, trendTemplate(prev[i]!, rsPctPrev[i]!));
-    const entryQ =
-      (100 *
-        (1 -
-          Math.min(1, Math.abs(t.close - t.ema21) / (ENTRY_Q.emaAtr * t.atr)) +
-          (1 - tightPct[i]! / 100) +
-          dryPct[i]! / 100)) /
-      3;
-    const opp = 100 * (OPP_WEIGHTS.rs * (rs / 99) + OPP_WEIGHTS.nearHigh * (nearPct[i]! / 99));
+    // A bar series without range (ATR 0) reads as far from EMA21 unless it sits right on it.
+    const emaDistance = t.atr > 0 ? Math.abs(t.close - t.ema21) / (ENTRY_Q.emaAtr * t.atr) : t.close === t.ema21 ? 0 : 1;
+    const entryQ = (100 * (1 - Math.min(1, emaDistance) + (1 - tightPct[i]! / 100) + dryPct[i]! / 100)) / 3;
+    const opp =
+      100 *
+      (OPP_WEIGHTS.rs * (rs / 99) +
+        OPP_WEIGHTS.trend * (tt / 8) +
+        OPP_WEIGHTS.nearHigh * (nearPct[i]! / 99) +
+        OPP_WEIGHTS.sectorRel * (relPct[i]! / 99) +
+        OPP_WEIGHTS.entry * (entryQ / 100));
     const chandelier = t.highestHighChandelier - HOLD.chandelierAtr * t.atrChandelier;
     const holdQ =
       (t.close > t.sma50 ? HOLD.aboveSma50 : 0) +
@@ -149,7 +175,7 @@ function scoreNames(input: ScoreInput): Scored[] {
       opp_pct: 50, // set per book below
       state,
       prev_state: prevState,
-      light: state === "READY" || prevState === "READY" ? "firing" : "cold",
+      light: lightOf(state, prevState),
       entry_q: score(entryQ),
       hold_q: score(holdQ),
       hold_label: holdLabel(score(holdQ)),
@@ -160,7 +186,7 @@ function scoreNames(input: ScoreInput): Scored[] {
       adv20_usd: Math.round(adv20),
       liquidity: liquidityTier(adv20),
     };
-    return { entry, bars: p, now: t, record };
+    return { entry, bars: p, partial, now: t, record };
   });
 
   // opp_pct: percentile of the published opp_score within the name's first book.
@@ -170,18 +196,6 @@ function scoreNames(input: ScoreInput): Scored[] {
     for (const [i, pct] of percentileRanksWithin(opp, members)) scored[i]!.record.opp_pct = pct;
   }
   return scored;
-}
-
-/** Is num/den above its average over the last `n` shared dates? */
-function ratioAboveAverage(num: PreparedBars, den: PreparedBars, n: number): boolean {
-  const d = closeByDate(den);
-  const ratio: number[] = [];
-  for (let i = num.close.length - 1; i >= 0 && ratio.length < n; i--) {
-    const dc = d.get(num.dates[i]!);
-    if (dc !== undefined) ratio.push(num.close[i]! / dc);
-  }
-  if (ratio.length === 0) return false;
-  return ratio[0]! > ratio.reduce((a, b) => a + b, 0) / ratio.length;
 }
 
 function isPermitted(s: Scored, def: BookDef, ladder: PermissionLadder, sectorEtfs: Universe["sectorEtfs"]): boolean {
@@ -212,6 +226,20 @@ function cardOf(s: Scored, label: SectorOrIndex, pct: number, green: boolean): C
   };
 }
 
+/** The crypto book's trends and verdict. */
+function cryptoBook(def: BookDef, get: (sym: string) => Scored, b50: number, b200: number, sectors: readonly SectorRead[]) {
+  const trend = (s: Scored): TrendRead => {
+    const { closes, partial } = trendBars(s);
+    return trendOf(closes, partial);
+  };
+  const btc = get(def.index);
+  const eth = get(CRYPTO_SECOND);
+  const btcTrend = trend(btc);
+  const ethTrend = trend(eth);
+  const regime = cryptoRegime({ book: def, btc: btcTrend, eth: ethTrend, index: btc.now, breadth50: b50, breadth200: b200, sectors });
+  return { regime, trends: [{ s: btc, trend: btcTrend }, { s: eth, trend: ethTrend }] };
+}
+
 export function scoreBoard(input: ScoreInput): ScoredBoard {
   const scored = scoreNames(input);
   const { sectorEtfs } = input.universe;
@@ -232,22 +260,32 @@ export function scoreBoard(input: ScoreInput): ScoredBoard {
   }));
 
   const books = {} as Record<BookCode, Book>;
+  const regimes = {} as Record<BookCode, RegimeVerdict>;
+  let cryptoTrends: ReturnType<typeof cryptoBook>["trends"] = [];
+  let creditNow: boolean | null = null;
   for (const code of BOOK_ORDER) {
     const def = BOOKS[code];
     const members = scored.filter((s) => s.entry.books.includes(code));
     const share = (f: (t: Technicals) => boolean) =>
       members.length === 0 ? 0 : (100 * members.filter((s) => f(s.now)).length) / members.length;
     const index = get(def.index);
-    const regime = regimeVerdict({
-      book: def,
-      asof: input.asofDaily,
-      index: index.now,
-      second: def.rules === "crypto" ? get(CRYPTO_SECOND).now : null,
-      breadth50: share((t) => t.close > t.sma50),
-      breadth200: share((t) => t.close > t.sma200),
-      creditOk: def.credit ? ratioAboveAverage(get(def.credit.num).bars, get(def.credit.den).bars, WINDOWS.sma50) : null,
-      sectors,
-    });
+    let regime: RegimeVerdict;
+    if (def.rules === "crypto") {
+      const c = cryptoBook(def, get, share((t) => t.close > t.sma50), share((t) => t.close > t.sma200), sectors);
+      regime = c.regime;
+      cryptoTrends = c.trends;
+    } else {
+      const credit = def.credit ? new RatioLine(get(def.credit.num).bars, get(def.credit.den).bars) : null;
+      const { closes, partial } = equityRegimeBars(
+        index,
+        members.map((s) => s.bars),
+        credit,
+      );
+      regime = equityRegime({ book: def, closes, partial, sectors });
+      const latest = partial ?? closes[closes.length - 1];
+      if (credit && latest) creditNow = latest.creditOk;
+    }
+    regimes[code] = regime;
     const { ladder } = regime;
     const candidates: LaneCandidate[] = members
       .filter((s) => isPermitted(s, def, ladder, sectorEtfs))
@@ -273,5 +311,38 @@ export function scoreBoard(input: ScoreInput): ScoredBoard {
       lanes: buildLanes(candidates),
     };
   }
-  return { names: scored.map((s) => s.record), books };
+
+  const names = scored.map((s) => s.record);
+  const quotes = new Map(input.crypto.quotes.map((q) => [q.sym, q]));
+  const tradfiMembers = new Map<string, TradfiMember>(
+    scored
+      .filter((s) => s.entry.books.includes("macro"))
+      .map((s) => [s.entry.sym, { sym: s.entry.sym, state: s.record.state, aboveSma50: s.now.close > s.now.sma50 }]),
+  );
+  const signals: BoardSignals = {
+    leaders: leadersOf(names),
+    movers: moversOf(names),
+    top_volume: topVolumeOf(names),
+    crypto: cryptoSignalOf(
+      regimes.crypto,
+      cryptoTrends.map(({ s, trend }) => {
+        const end = completedEnd(s);
+        return {
+          sym: s.entry.sym,
+          trend,
+          lastClose: { date: s.bars.dates[end]!, close: s.bars.close[end]!, sma50: smaAt(s.bars, end, WINDOWS.sma50) },
+          price: quotes.get(s.entry.sym)?.now ?? s.now.close,
+        };
+      }),
+    ),
+    crypto_night: cryptoNightOf(
+      input.crypto.usClose,
+      cryptoTrends.flatMap(({ s }) => {
+        const q = quotes.get(s.entry.sym);
+        return q ? [q] : [];
+      }),
+    ),
+    tradfi_risk: tradfiRiskOf(regimes.macro, creditNow ?? true, tradfiMembers),
+  };
+  return { names, books, signals };
 }

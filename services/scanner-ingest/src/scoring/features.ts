@@ -93,7 +93,9 @@ export type Technicals = {
   low252: number;
   r63: number;
   r126: number;
-  /** The simple relative-strength blend of r63 and r126. */
+  r189: number;
+  r252: number;
+  /** Relative strength: 0.4 r63 + 0.2 r126 + 0.2 r189 + 0.2 r252 (RS_WEIGHTS). */
   rs: number;
   /** Close over the 252-day high (1 at the high). */
   nearHigh: number;
@@ -116,6 +118,29 @@ function reclaimedEma(p: PreparedBars, e: number): boolean {
   return false;
 }
 
+/** The `n`-bar simple average of closes ending at bar `e` (shorter at the start of the series). */
+export function smaAt(p: PreparedBars, e: number, n: number): number {
+  return p.closeSum.meanAt(Math.max(0, e), n);
+}
+
+/**
+ * Index of the bar dated `date` in `p`, or -1. `hint` is where it is expected (series on the same
+ * calendar line up from the end), so the common case costs one comparison; otherwise a binary search.
+ */
+export function barIndexOf(p: PreparedBars, date: string, hint: number): number {
+  if (hint >= 0 && hint < p.dates.length && p.dates[hint] === date) return hint;
+  let lo = 0;
+  let hi = p.dates.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const d = p.dates[mid]!;
+    if (d === date) return mid;
+    if (d < date) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
 /** Technicals of bar `e` (0-based index into the prepared bars). */
 export function technicalsAt(p: PreparedBars, e: number): Technicals {
   const close = p.close[e]!;
@@ -123,6 +148,8 @@ export function technicalsAt(p: PreparedBars, e: number): Technicals {
   const sma = (end: number, n: number) => p.closeSum.meanAt(Math.max(0, end), n);
   const r63 = returnOver(p.close, e, W.r63);
   const r126 = returnOver(p.close, e, W.r126);
+  const r189 = returnOver(p.close, e, W.r189);
+  const r252 = returnOver(p.close, e, W.r252);
   const high252 = maxOver(p.high, e, W.highLow);
   const atr = p.atr[e]!;
   let breakout = false;
@@ -153,7 +180,9 @@ export function technicalsAt(p: PreparedBars, e: number): Technicals {
     low252: minOver(p.low, e, W.highLow),
     r63,
     r126,
-    rs: RS_WEIGHTS.r63 * r63 + RS_WEIGHTS.r126 * r126,
+    r189,
+    r252,
+    rs: RS_WEIGHTS.r63 * r63 + RS_WEIGHTS.r126 * r126 + RS_WEIGHTS.r189 * r189 + RS_WEIGHTS.r252 * r252,
     nearHigh: close / high252,
     breakout,
     reclaimed: reclaimedEma(p, e),

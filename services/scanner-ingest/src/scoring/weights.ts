@@ -2,10 +2,12 @@
 // these names; change a number here and every rule and test follows.
 
 /**
- * Bars of history the scanner asks for per name: SMA200 21 bars back on yesterday's bar needs 222,
- * the 252-day high/low and gap window 253. With fewer, windows shrink to the bars that exist.
+ * Bars of history the scanner asks for per name. The regime hysteresis reads the last
+ * REGIME.window (120) completed closes, the earliest of which needs a full SMA200 and the SMA200 20
+ * bars before it: 120 + 199 + 20 = 339 completed bars, plus today's partial bar intraday. The
+ * 252-day high/low, r252 and the gap window need 253. With fewer, windows shrink to the bars that exist.
  */
-export const HISTORY_BARS = 300;
+export const HISTORY_BARS = 340;
 
 export const WINDOWS = {
   sma20: 20,
@@ -20,6 +22,8 @@ export const WINDOWS = {
   highLow: 252,
   r63: 63,
   r126: 126,
+  r189: 189,
+  r252: 252,
   /** "SMA50 falling over 10 days" (FALLING). */
   sma50Slope: 10,
   /** "SMA200 above its value 21 days ago" (trend template). */
@@ -38,11 +42,16 @@ export const WINDOWS = {
   leaderRelative: 50,
 } as const;
 
-/** Relative strength (the simple version): a blend of the 63- and 126-day returns. */
-export const RS_WEIGHTS = { r63: 0.5, r126: 0.5 } as const;
+/** Relative strength (IBD-style): RS = 0.4 r63 + 0.2 r126 + 0.2 r189 + 0.2 r252. */
+export const RS_WEIGHTS = { r63: 0.4, r126: 0.2, r189: 0.2, r252: 0.2 } as const;
 
-/** Opportunity score: 100 x (rs * rs_pct/99 + nearHigh * pct(C/H252)/99). Weights sum to 1. */
-export const OPP_WEIGHTS = { rs: 0.6, nearHigh: 0.4 } as const;
+/**
+ * Opportunity score: 100 x (rs rs_pct/99 + trend TT/8 + nearHigh pct(C/H252)/99 +
+ * sectorRel pct(r63 - r63 of the reference)/99 + entry entry_q/100). Weights sum to 1. The reference
+ * is the name's sector ETF; for a sector ETF itself, an Index-labelled name or a crypto asset it is
+ * its first book's index (SPY, QQQ, BTC-USD).
+ */
+export const OPP_WEIGHTS = { rs: 0.35, trend: 0.2, nearHigh: 0.15, sectorRel: 0.15, entry: 0.15 } as const;
 
 /** Trend template (SCORING.md): the eight rules and their constants. */
 export const TREND_TEMPLATE = {
@@ -101,7 +110,7 @@ export const YEAR_BARS = { equity: 252, crypto: 365 } as const;
 /** The tail of the overnight-gap distribution that gap risk reads. */
 export const GAP_QUANTILE = 0.95;
 
-/** Regime verdict thresholds (breadth in percent). Hysteresis comes with the full engine. */
+/** Regime verdict thresholds (breadth in percent) and the hysteresis. */
 export const REGIME = {
   indexOnlyBelowB50: 40,
   sectorsOnBelowB50: 50,
@@ -109,6 +118,46 @@ export const REGIME = {
   namesOnMinB200: 55,
   selectiveTopSectors: 5,
   sectorRsWindow: 63,
+  /** Completed daily closes the hysteresis state machine runs over (the oldest sets the start). */
+  window: 120,
+  /** Consecutive closes that must agree before a verdict (or a crypto trend) changes. */
+  confirmCloses: 2,
+  /** Equity books: band around the 200-day average; a close inside it keeps the index's side. */
+  band200: 0.01,
+  /** Crypto book: band around the 50-day average, against whipsaw (UTC daily close). */
+  cryptoBand: 0.02,
+} as const;
+
+/** The engine's selections (BoardSignals): how many names each list keeps. */
+export const SIGNALS = {
+  leaders: 10,
+  movers: 10,
+  topVolume: 5,
+} as const;
+
+/** crypto_night: change since the last US close, in percent. */
+export const CRYPTO_NIGHT = {
+  /** Risk-on when both assets are up more than this. */
+  riskOnAbovePct: 1,
+  /** Risk-off when either asset is down more than this (below -2%). */
+  riskOffBelowPct: -2,
+} as const;
+
+/**
+ * tradfi_risk: the macro groups (only symbols in the universe are read) and how a group's read
+ * follows from its members. A member is up when C > SMA50 and its state is not FALLING, down when
+ * its state is FALLING. Supportive when at least `supportiveShare` of the members are up, stressed
+ * when at least `stressedShare` are down, neutral otherwise.
+ */
+export const TRADFI = {
+  groups: {
+    bonds: ["TLT", "IEF", "SHY", "AGG", "TIP"],
+    credit: ["HYG", "LQD", "EMB", "PFF"],
+    gold: ["GLD", "SLV", "GDX"],
+    dollar_sensitive: ["DBC", "USO", "UNG", "DBA"],
+  },
+  supportiveShare: 0.6,
+  stressedShare: 0.5,
 } as const;
 
 /** Lanes: who may enter and how they are ranked and sized. */
