@@ -1,9 +1,9 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { BoardState, BoardStatus, FreeBoard, FullBoard, SymbolDirectory } from "@board/proto";
+import { AsofSampleView, BoardState, BoardStatus, FreeBoard, FullBoard, SymbolDirectory } from "@board/proto";
 import { freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launcherEnv } from "./env.js";
@@ -80,6 +80,23 @@ describe("npm start launcher, end to end", () => {
     expect(new Set(preview.names.map((n) => n.opp_score)).size).toBeGreaterThan(1);
     expect(Object.keys(state.views)).toEqual(expect.arrayContaining(["agent", "free", "preview", "symbols", "status"]));
     expect((await fetch(`${base}/api/board/regime`)).status).toBe(402);
+  });
+
+  it("verify-proof checks a committed board against /api/board/proof, and refuses a tampered one", async () => {
+    const base = `http://127.0.0.1:${port}`;
+    const sample = AsofSampleView.parse(await (await fetch(`${base}/api/board/asof?sample=1`)).json());
+    const good = path.join(dataDir, "board.json");
+    fs.writeFileSync(good, JSON.stringify(sample.board));
+    const tampered = path.join(dataDir, "tampered.json");
+    const names = sample.board.names.map((n, i) => (i === 0 ? { ...n, opp_score: n.opp_score === 50 ? 51 : 50 } : n));
+    fs.writeFileSync(tampered, JSON.stringify({ ...sample.board, names }));
+    const run = (file: string) => spawnSync(process.execPath, ["--import", "tsx", "scripts/verify-proof.ts", file, base], { encoding: "utf8" });
+    const ok = run(good);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain(`commitment #${sample.commitment.seq}`);
+    const bad = run(tampered);
+    expect(bad.status).toBe(1);
+    expect(bad.stdout).toContain("NOT verified");
   });
 
   it("stops every child process on Ctrl-C", async () => {

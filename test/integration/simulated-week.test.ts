@@ -1,4 +1,6 @@
 import {
+  AsofSampleView,
+  BoardStatus,
   boardRead,
   checkBoardAgainstProof,
   FullBoard,
@@ -90,6 +92,23 @@ describe("a simulated market week", () => {
     const proof = ProofView.parse(await read("proof"));
     expect(proof.total).toBe(published.length);
     expect(checkBoardAgainstProof(board as unknown as Record<string, unknown>, proof.entries)).toMatchObject({ ok: true, seq: published.length });
+  });
+
+  it("serves the free proof, sample, audit and performance reads over HTTP, and status carries performance", async () => {
+    const get = async (path: string) => {
+      const res = await fetch(`${stack.base}${path}`);
+      expect(res.status, path).toBe(200);
+      return (await res.json()) as unknown;
+    };
+    const sample = AsofSampleView.parse(await get("/api/board/asof?sample=1"));
+    expect(sample.board.asof_daily).toBe("2026-11-10"); // one trading day before the current board
+    const proof = ProofView.parse(await get("/api/board/proof"));
+    expect(checkBoardAgainstProof(sample.board as unknown as Record<string, unknown>, proof.entries)).toMatchObject({ ok: true, seq: sample.commitment.seq });
+    SignalAuditView.parse(await get("/api/board/signal-audit"));
+    PerfView.parse(await get("/api/perf"));
+    const status = BoardStatus.parse(await get("/api/board/status"));
+    expect(status.performance).not.toBeNull();
+    expect(Object.keys(status.performance!)).toEqual(expect.arrayContaining(["spx_excess_pct"]));
   });
 
   it("audits forward returns and performance with real figures", async () => {

@@ -24,6 +24,7 @@ import {
   type Snapshot,
   type ViewName,
 } from "@board/proto";
+import type { PerfView } from "@board/proto";
 import type { z } from "zod";
 import { renderView, type RenderedView } from "./render/rendered.js";
 import { freeView } from "./views/free.js";
@@ -150,7 +151,8 @@ export function buildPublication(input: PublicationInput): Publication {
     put("free", freeView(delayed), FreeBoard, delayed);
     put("preview", previewView(delayed), FullBoard, delayed);
   }
-  put("status", statusView(current, input.snapshotsStored, false), BoardStatus);
+  const perf = input.extraViews?.find((v) => v.view === "perf")?.content as Pick<PerfView, "status" | "books"> | undefined;
+  put("status", statusView(current, input.snapshotsStored, false, perf ?? null), BoardStatus);
   for (const extra of input.extraViews ?? []) put(extra.view, extra.content, extra.schema, extra.board);
 
   const lookups = buildLookups(current, reads, cards, symbols, directory);

@@ -1,10 +1,20 @@
-import { PRODUCT, type BoardContent, type BoardStatus } from "@board/proto";
+import { PRODUCT, type BoardContent, type BoardStatus, type PerfView } from "@board/proto";
 
 /**
  * /api/board/status. Reads served belong to metering, the last settlement to payments and
  * performance to the audit: until those run, the fields are null and `pending` says so.
  */
-export function statusView(board: BoardContent, snapshotsStored: number, stale: boolean): Omit<BoardStatus, "freshness"> {
+export function statusView(
+  board: BoardContent,
+  snapshotsStored: number,
+  stale: boolean,
+  perf: Pick<PerfView, "status" | "books"> | null = null,
+): Omit<BoardStatus, "freshness"> {
+  // Excess return of each book's model portfolio over its index, in percent; null until measured.
+  const performance =
+    perf?.status === "ok"
+      ? Object.fromEntries(perf.books.filter((b) => b.excess_pct !== null).map((b) => [`${b.book}_excess_pct`, b.excess_pct as number]))
+      : null;
   return {
     product: PRODUCT,
     status: stale ? "stale" : "ok",
@@ -14,11 +24,11 @@ export function statusView(board: BoardContent, snapshotsStored: number, stale: 
     snapshots_stored: snapshotsStored,
     reads_served: null,
     last_settlement_at: null,
-    performance: null,
+    performance,
     pending: {
       reads_served: "null until metering counts served reads",
       last_settlement_at: "null until payments settles a paid read",
-      performance: "null until the signal audit has enough committed history",
+      ...(performance ? {} : { performance: "null until enough committed sessions are measured (see /api/perf)" }),
     },
   };
 }
