@@ -1,3 +1,5 @@
+import type {
+  Snapshot} from "@board/proto";
 import {
   AsofSampleView,
   BoardStatus,
@@ -7,7 +9,6 @@ import {
   PerfView,
   ProofView,
   SignalAuditView,
-  Snapshot,
   SNAPSHOT_STREAM,
   type ViewName,
 } from "@board/proto";
@@ -17,6 +18,7 @@ import { ScannerEnv } from "../../services/scanner-ingest/src/env.js";
 import { catchUpSlots, nextScanAt } from "../../services/scanner-ingest/src/schedule.js";
 import { startScanner, type ScannerService } from "../../services/scanner-ingest/src/start.js";
 import { FastForwardClock } from "../../services/scanner-ingest/test/support/clocks.js";
+import { readSnapshotStream } from "@board/service-kit/testing";
 import { Stack } from "./harness.js";
 
 // Monday 2 Nov 2026, 06:00 New York, to Wednesday 11 Nov, 17:00: eight sessions, in seconds.
@@ -29,16 +31,7 @@ let scanner: ScannerService;
 let clock: FastForwardClock;
 const published: Snapshot[] = [];
 
-async function streamSnapshots(): Promise<Snapshot[]> {
-  const jsm = await stack.nc.jetstreamManager();
-  const { state } = await jsm.streams.info(SNAPSHOT_STREAM);
-  const out: Snapshot[] = [];
-  for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
-    const m = await jsm.streams.getMessage(SNAPSHOT_STREAM, { seq });
-    out.push(Snapshot.parse(JSON.parse(new TextDecoder().decode(m.data))));
-  }
-  return out;
-}
+const streamSnapshots = () => readSnapshotStream(stack.nc);
 
 const read = async (view: ViewName) => JSON.parse(new TextDecoder().decode((await requestBytes(stack.nc, boardRead, { view })).body)) as unknown;
 

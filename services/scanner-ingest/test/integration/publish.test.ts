@@ -1,6 +1,5 @@
-import { Snapshot, SNAPSHOT_STREAM } from "@board/proto";
 import { ensureSnapshotStream } from "@board/service-kit";
-import { deleteSnapshotStream, testInfra } from "@board/service-kit/testing";
+import { deleteSnapshotStream, readSnapshotStream, testInfra } from "@board/service-kit/testing";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ScannerEnv } from "../../src/env.js";
@@ -20,16 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => nc.close());
 
-async function streamSnapshots(): Promise<Snapshot[]> {
-  const jsm = await nc.jetstreamManager();
-  const { state } = await jsm.streams.info(SNAPSHOT_STREAM);
-  const out: Snapshot[] = [];
-  for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
-    const m = await jsm.streams.getMessage(SNAPSHOT_STREAM, { seq });
-    out.push(Snapshot.parse(JSON.parse(new TextDecoder().decode(m.data))));
-  }
-  return out;
-}
+const streamSnapshots = () => readSnapshotStream(nc);
 
 it("publishes the previous close and the current board on start, schema-valid, with its provider", async () => {
   const scanner = await startScanner(env, { clock: fixedClock(saturday()) });
