@@ -1,5 +1,3 @@
-import type {
-  Snapshot} from "@board/proto";
 import {
   AsofSampleView,
   BoardStatus,
@@ -10,6 +8,7 @@ import {
   ProofView,
   SignalAuditView,
   SNAPSHOT_STREAM,
+  type Snapshot,
   type ViewName,
 } from "@board/proto";
 import { requestBytes } from "@board/service-kit";
