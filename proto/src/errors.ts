@@ -19,6 +19,19 @@ export const ErrorCode = z.enum([
   "upstream_error",
   "internal_error",
   "not_implemented",
+  // Payment refusals: each a 402 a client can act on (pay again, fix the header, top up).
+  "payment_invalid_header",
+  "payment_unsupported_scheme",
+  "payment_amount_mismatch",
+  "payment_pay_to_mismatch",
+  "payment_asset_mismatch",
+  "payment_network_mismatch",
+  "payment_route_mismatch",
+  "payment_expired",
+  "payment_already_used",
+  "payment_insufficient_funds",
+  "payment_invalid_signature",
+  "payment_settlement_failed",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
@@ -38,6 +51,18 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   upstream_error: 502,
   internal_error: 500,
   not_implemented: 501,
+  payment_invalid_header: 402,
+  payment_unsupported_scheme: 402,
+  payment_amount_mismatch: 402,
+  payment_pay_to_mismatch: 402,
+  payment_asset_mismatch: 402,
+  payment_network_mismatch: 402,
+  payment_route_mismatch: 402,
+  payment_expired: 402,
+  payment_already_used: 402,
+  payment_insufficient_funds: 402,
+  payment_invalid_signature: 402,
+  payment_settlement_failed: 402,
 };
 
 /** The one error body shape of the whole API (x402, RFC 6749 and MPP bodies excepted). */

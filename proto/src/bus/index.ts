@@ -2,3 +2,4 @@ export * from "./endpoint.js";
 export * from "./ping.js";
 export * from "./board.js";
 export * from "./catalogue.js";
+export * from "./payments.js";

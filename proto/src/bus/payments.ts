@@ -1,0 +1,61 @@
+import { z } from "zod";
+import { BaseUnits, IsoDateTime } from "../records/common.js";
+import { busEndpoint } from "./endpoint.js";
+
+/** The rails a paid read can be bought on (SPEC.md 4.1 rule 5, DECISIONS.md "Payments"). */
+export const Rail = z.enum(["base", "solana", "algorand", "circle_batched", "mpp"]);
+export type Rail = z.infer<typeof Rail>;
+
+/** Where the client put its payment: PAYMENT-SIGNATURE (v2), X-PAYMENT (v1, or v2 by SPEC.md's name), Authorization: Payment (MPP). */
+export const PaymentCarrier = z.enum(["payment-signature", "x-payment", "authorization"]);
+export type PaymentCarrier = z.infer<typeof PaymentCarrier>;
+
+const Resource = { path: z.string().startsWith("/"), resource_url: z.url() };
+
+/** The 402 of a paid route, ready to send: the body text and its headers (PAYMENT-REQUIRED, WWW-Authenticate). */
+export const RequirementsRequest = z.object({ ...Resource, error: z.string().optional() });
+export type RequirementsRequest = z.infer<typeof RequirementsRequest>;
+export const RequirementsReply = z.object({ body: z.string(), headers: z.record(z.string(), z.string()) });
+export type RequirementsReply = z.infer<typeof RequirementsReply>;
+
+/**
+ * Verifies a payment for this route and claims it in Postgres (unique per payment) before
+ * anything is served. Refusals are 402s with a payment_* reason code.
+ */
+export const ClaimRequest = z.object({ ...Resource, carrier: PaymentCarrier, value: z.string().min(1).max(16_384) });
+export type ClaimRequest = z.infer<typeof ClaimRequest>;
+export const ClaimReply = z.object({
+  claim_id: z.uuid(),
+  rail: Rail,
+  network: z.string(),
+  payer: z.string(),
+  amount: BaseUnits,
+});
+export type ClaimReply = z.infer<typeof ClaimReply>;
+
+/** Settles a claim after the read succeeded; only a settled claim is served. */
+export const SettleRequest = z.object({ claim_id: z.uuid() });
+export type SettleRequest = z.infer<typeof SettleRequest>;
+export const SettleReply = z.object({
+  /** PAYMENT-RESPONSE (x402) or Payment-Receipt (MPP), to send with the 200. */
+  headers: z.record(z.string(), z.string()),
+  transaction: z.string(),
+  network: z.string(),
+  settled_at: IsoDateTime,
+});
+export type SettleReply = z.infer<typeof SettleReply>;
+
+/** Releases a claim whose read failed: nothing is charged and the payment may be used again. */
+export const ReleaseRequest = z.object({ claim_id: z.uuid(), reason: z.string().max(200) });
+export type ReleaseRequest = z.infer<typeof ReleaseRequest>;
+export const ReleaseReply = z.object({ released: z.boolean() });
+export type ReleaseReply = z.infer<typeof ReleaseReply>;
+
+export const PaymentsStatusReply = z.object({ last_settlement_at: IsoDateTime.nullable(), settlements: z.number().int().min(0) });
+export type PaymentsStatusReply = z.infer<typeof PaymentsStatusReply>;
+
+export const paymentsRequirements = busEndpoint("payments", "requirements", RequirementsRequest, RequirementsReply);
+export const paymentsClaim = busEndpoint("payments", "claim", ClaimRequest, ClaimReply);
+export const paymentsSettle = busEndpoint("payments", "settle", SettleRequest, SettleReply);
+export const paymentsRelease = busEndpoint("payments", "release", ReleaseRequest, ReleaseReply);
+export const paymentsStatus = busEndpoint("payments", "status", z.object({}), PaymentsStatusReply);
