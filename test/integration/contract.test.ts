@@ -12,14 +12,14 @@ import { startScanner, type ScannerService } from "../../services/scanner-ingest
 import { Stack, until } from "./harness.js";
 
 const stack = new Stack();
-const others: Runtime<Record<string, never>>[] = [];
+const others: Pick<Runtime<Record<string, unknown>>, "stop">[] = [];
 let scanner: ScannerService;
 
 beforeAll(async () => {
   await stack.start();
   await stack.startBoard();
   const common = { NATS_URL: stack.infra.natsUrl, DATABASE_URL: stack.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" };
-  others.push(await startIdentity(IdentityEnv.parse(common)), await startMetering(MeteringEnv.parse(common)), await startPayments(PaymentsEnv.parse(common)));
+  others.push(await startIdentity(IdentityEnv.parse(common)), await startMetering(MeteringEnv.parse(common)), (await startPayments(PaymentsEnv.parse(common))).runtime);
   scanner = await startScanner(ScannerEnv.parse(common));
   await scanner.ready;
   await until(() => stack.board!.publication()?.views.has("free") === true);

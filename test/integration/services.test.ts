@@ -13,7 +13,7 @@ import { startPayments } from "../../services/payments/src/start.js";
 const infra = testInfra();
 let nc: NatsConnection;
 let db: TestDatabase;
-const running: Runtime<Record<string, never>>[] = [];
+const running: Pick<Runtime<Record<string, unknown>>, "service" | "instance" | "health" | "stop">[] = [];
 
 beforeAll(async () => {
   nc = await connect({ servers: infra.natsUrl });
@@ -21,7 +21,7 @@ beforeAll(async () => {
   const common = { NATS_URL: infra.natsUrl, DATABASE_URL: db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" };
   running.push(await startIdentity(IdentityEnv.parse(common)));
   running.push(await startMetering(MeteringEnv.parse(common)));
-  running.push(await startPayments(PaymentsEnv.parse(common)));
+  running.push((await startPayments(PaymentsEnv.parse(common))).runtime);
 });
 
 afterAll(async () => {

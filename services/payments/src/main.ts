@@ -2,4 +2,4 @@ import { runMain } from "@board/service-kit";
 import { loadEnv } from "./env.js";
 import { startPayments } from "./start.js";
 
-runMain(() => startPayments(loadEnv()));
+runMain(async () => (await startPayments(loadEnv())).runtime);

@@ -1,0 +1,94 @@
+import type { Database } from "@board/service-kit";
+import { and, count, eq, lt, max, sql } from "drizzle-orm";
+import { claims } from "../db/schema.js";
+import type * as schema from "../db/schema.js";
+
+export interface NewClaim {
+  paymentKey: string;
+  rail: string;
+  network: string;
+  route: string;
+  amount: bigint;
+  payer: string;
+  payment: unknown;
+}
+
+export type ClaimOutcome = { ok: true; id: string } | { ok: false; reason: "payment_already_used" };
+
+/** Claims, settlements and releases of payments: the single-use guarantee lives in one unique key. */
+export class ClaimStore {
+  constructor(private readonly db: Database<typeof schema>) {}
+
+  /**
+   * Claims a payment before anything is served. One statement: a new key is inserted; a
+   * released key (its read failed) is claimed again; a claimed or settled key is refused.
+   * Concurrent identical payments race on the unique key and exactly one wins.
+   */
+  async claim(c: NewClaim): Promise<ClaimOutcome> {
+    const values = {
+      paymentKey: c.paymentKey,
+      rail: c.rail,
+      network: c.network,
+      route: c.route,
+      amount: c.amount.toString(),
+      payer: c.payer,
+      payment: c.payment,
+    };
+    const rows = await this.db
+      .insert(claims)
+      .values(values)
+      .onConflictDoUpdate({
+        target: claims.paymentKey,
+        set: { ...values, state: "claimed", failure: null, claimedAt: sql`now()`, updatedAt: sql`now()` },
+        setWhere: sql`${claims.state} = 'released'`,
+      })
+      .returning({ id: claims.id });
+    const row = rows[0];
+    return row ? { ok: true, id: row.id } : { ok: false, reason: "payment_already_used" };
+  }
+
+  /** Marks a claimed payment settled; false if it was not in the claimed state. */
+  async settled(id: string, transaction: string, receipt: unknown): Promise<boolean> {
+    const rows = await this.db
+      .update(claims)
+      .set({ state: "settled", transaction, receipt, settledAt: sql`now()`, updatedAt: sql`now()` })
+      .where(and(eq(claims.id, id), eq(claims.state, "claimed")))
+      .returning({ id: claims.id });
+    return rows.length === 1;
+  }
+
+  /** The read failed: the payment was not used and may be presented again. */
+  async release(id: string, reason: string): Promise<boolean> {
+    const rows = await this.db
+      .update(claims)
+      .set({ state: "released", failure: reason.slice(0, 200), updatedAt: sql`now()` })
+      .where(and(eq(claims.id, id), eq(claims.state, "claimed")))
+      .returning({ id: claims.id });
+    return rows.length === 1;
+  }
+
+  /** Settlement did not confirm: nothing is served, and the claim stays for reconciliation. */
+  async failed(id: string, reason: string): Promise<boolean> {
+    const rows = await this.db
+      .update(claims)
+      .set({ state: "failed", failure: reason.slice(0, 200), updatedAt: sql`now()` })
+      .where(and(eq(claims.id, id), eq(claims.state, "claimed")))
+      .returning({ id: claims.id });
+    return rows.length === 1;
+  }
+
+  async get(id: string) {
+    const [row] = await this.db.select().from(claims).where(eq(claims.id, id)).limit(1);
+    return row ?? null;
+  }
+
+  /** Claims still open after `olderThan`: a restart reconciles them against the chain. */
+  async pending(olderThan: Date) {
+    return this.db.select().from(claims).where(and(eq(claims.state, "claimed"), lt(claims.claimedAt, olderThan)));
+  }
+
+  async settlementStats(): Promise<{ lastSettledAt: Date | null; settlements: number }> {
+    const [row] = await this.db.select({ last: max(claims.settledAt), n: count() }).from(claims).where(eq(claims.state, "settled"));
+    return { lastSettledAt: row?.last ?? null, settlements: row?.n ?? 0 };
+  }
+}

@@ -1,0 +1,64 @@
+import { freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PaymentsEnv } from "../../src/env.js";
+import { startPayments, type PaymentsService } from "../../src/start.js";
+
+const infra = testInfra();
+let db: TestDatabase;
+let payments: PaymentsService;
+let n = 0;
+const claim = (key: string) => ({
+  paymentKey: key,
+  rail: "base",
+  network: "eip155:8453",
+  route: "/api/board/regime",
+  amount: 5000n,
+  payer: "0xpayer",
+  payment: { n: n++ },
+});
+
+beforeAll(async () => {
+  db = await freshDatabase(infra.databaseUrl);
+  payments = await startPayments(PaymentsEnv.parse({ NATS_URL: infra.natsUrl, DATABASE_URL: db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" }));
+});
+afterAll(async () => {
+  await payments.stop();
+  await db.drop();
+});
+
+describe("claims: a payment is single use", () => {
+  it("of 20 concurrent identical payments exactly one is claimed, repeatedly", async () => {
+    for (let round = 0; round < 10; round++) {
+      const outcomes = await Promise.all(Array.from({ length: 20 }, () => payments.claims.claim(claim(`evm:0xpayer:nonce-${round}`))));
+      expect(outcomes.filter((o) => o.ok)).toHaveLength(1);
+      expect(outcomes.filter((o) => !o.ok && o.reason === "payment_already_used")).toHaveLength(19);
+    }
+  });
+
+  it("a settled payment can never be claimed again; a released one can", async () => {
+    const first = await payments.claims.claim(claim("evm:0xpayer:settle"));
+    if (!first.ok) throw new Error("claim refused");
+    expect(await payments.claims.settled(first.id, "0xtx", { ok: true })).toBe(true);
+    expect(await payments.claims.settled(first.id, "0xtx", { ok: true })).toBe(false); // never settled twice
+    expect(await payments.claims.claim(claim("evm:0xpayer:settle"))).toEqual({ ok: false, reason: "payment_already_used" });
+
+    const second = await payments.claims.claim(claim("evm:0xpayer:release"));
+    if (!second.ok) throw new Error("claim refused");
+    expect(await payments.claims.release(second.id, "board read failed")).toBe(true);
+    expect(await payments.claims.release(second.id, "again")).toBe(false);
+    const again = await payments.claims.claim(claim("evm:0xpayer:release"));
+    expect(again.ok).toBe(true);
+    const stats = await payments.claims.settlementStats();
+    expect(stats.settlements).toBe(1);
+    expect(stats.lastSettledAt).toBeInstanceOf(Date);
+  });
+
+  it("a failed settlement is not served and stays for reconciliation, not reusable", async () => {
+    const c = await payments.claims.claim(claim("evm:0xpayer:fail"));
+    if (!c.ok) throw new Error("claim refused");
+    expect(await payments.claims.failed(c.id, "not confirmed")).toBe(true);
+    expect(await payments.claims.settled(c.id, "0xtx", {})).toBe(false);
+    expect((await payments.claims.claim(claim("evm:0xpayer:fail"))).ok).toBe(false);
+    expect((await payments.claims.get(c.id))?.state).toBe("failed");
+  });
+});
