@@ -1,0 +1,225 @@
+import { fileURLToPath } from "node:url";
+import type { EIP1193Provider, RequestArguments } from "hardhat/types/provider.js";
+import {
+  createPublicClient,
+  createWalletClient,
+  decodeAbiParameters,
+  defineChain,
+  getAddress,
+  http,
+  isHex,
+  numberToHex,
+  pad,
+  slice,
+  type Address,
+  type Chain,
+  type Hash,
+  type Hex,
+} from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { eip3009TokenArtifact } from "./artifacts/EIP3009Token.js";
+
+export const BASE_CHAIN_ID = 8453;
+/** Circle's USDC on Base mainnet. */
+export const BASE_USDC_ADDRESS: Address = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913";
+/** EIP-712 domain name and version of Base USDC (and of the local token). */
+export const USDC_EIP712_NAME = "USD Coin";
+export const USDC_EIP712_VERSION = "2";
+
+export const eip3009TokenAbi = eip3009TokenArtifact.abi;
+
+/** Slot of `owner` in EIP3009Token.sol (its first state variable). */
+const OWNER_SLOT = 0n;
+const DEFAULT_ACCOUNTS = 4;
+const DEFAULT_ETH_BALANCE = 10n ** 21n; // 1,000 ETH
+const HOSTNAME = "127.0.0.1";
+/** JSON-RPC error code geth, reth and Base's nodes use for a reverted call. */
+const EXECUTION_REVERTED_CODE = 3;
+const ERROR_STRING_SELECTOR = "0x08c379a0"; // Error(string)
+
+export interface StartEvmChainOptions {
+  /** TCP port on 127.0.0.1; 0 (the default) picks a free one. */
+  port?: number;
+  /** How many funded accounts to generate (default 4). */
+  accounts?: number;
+  /** ETH balance of each generated account, in wei (default 1,000 ETH). */
+  ethBalance?: bigint;
+}
+
+export interface EvmChain {
+  /** HTTP JSON-RPC endpoint (the same server also speaks WebSocket on this port). */
+  rpcUrl: string;
+  chainId: typeof BASE_CHAIN_ID;
+  /** A viem chain for this node: id 8453, rpcUrls pointing at rpcUrl, no OP-stack formatters. */
+  chain: Chain;
+  /** The EIP-3009 token, at the Base USDC address. */
+  usdc: Address;
+  /** Private keys of fresh accounts, funded with ETH (no USDC: use mint). */
+  accounts: readonly Hex[];
+  /** Mints USDC base units (6 decimals) to `to`; resolves once mined (automine: at once). */
+  mint(to: Address, amount: bigint): Promise<Hash>;
+  balanceOf(address: Address): Promise<bigint>;
+  /** Closes the JSON-RPC server. Idempotent. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts Hardhat's EDR node in this process, served over HTTP on 127.0.0.1, with chainId 8453,
+ * automine on and interval mining off, and EIP3009Token's runtime code at the Base USDC address.
+ *
+ * This is what `hardhat node` does, minus the config file, the HRE and the CLI: resolve a
+ * network config, `createProvider(config, "hardhat")`, serve it with hardhat's JsonRpcServer.
+ * Those are hardhat-internal modules, stable within hardhat 2.29 (pinned in the root package).
+ */
+export async function startEvmChain(opts: StartEvmChainOptions = {}): Promise<EvmChain> {
+  const accountCount = opts.accounts ?? DEFAULT_ACCOUNTS;
+  const ethBalance = opts.ethBalance ?? DEFAULT_ETH_BALANCE;
+
+  const [{ resolveConfig }, { createProvider }, { JsonRpcServer }, { ProviderError }] = await Promise.all([
+    import("hardhat/internal/core/config/config-resolution.js"),
+    import("hardhat/internal/core/providers/construction.js"),
+    import("hardhat/internal/hardhat-network/jsonrpc/server.js"),
+    import("hardhat/internal/core/providers/errors.js"),
+  ]);
+
+  // resolveConfig only needs an existing file to anchor project paths (cache/artifacts dirs,
+  // which the hardhat network never touches without forking): use this module's own file.
+  const config = resolveConfig(fileURLToPath(import.meta.url), {
+    networks: {
+      hardhat: {
+        chainId: BASE_CHAIN_ID,
+        accounts: [],
+        mining: { auto: true, interval: 0 },
+        // Like a real node: a reverting transaction is mined with status 0 and its hash is
+        // returned, instead of eth_sendRawTransaction failing. (Calls and gas estimates that
+        // revert still fail, as everywhere.)
+        throwOnTransactionFailures: false,
+        loggingEnabled: false,
+      },
+    },
+  });
+  const provider = await createProvider(config, "hardhat");
+  const served = withGethStyleReverts(provider, (message, data, parent) => {
+    const error = new ProviderError(message, EXECUTION_REVERTED_CODE, parent);
+    error.data = data;
+    return error;
+  });
+  const server = new JsonRpcServer({ hostname: HOSTNAME, port: opts.port ?? 0, provider: served });
+  const { port } = await server.listen();
+  const rpcUrl = `http://${HOSTNAME}:${port}/`;
+
+  let stopped: Promise<void> | undefined;
+  const stop = (): Promise<void> => (stopped ??= server.close());
+
+  try {
+    const minterKey = generatePrivateKey();
+    const minter = privateKeyToAccount(minterKey);
+    const accounts = Array.from({ length: accountCount }, () => generatePrivateKey());
+
+    // Set-up goes straight to the in-process provider, not over HTTP.
+    await provider.request({
+      method: "hardhat_setCode",
+      params: [BASE_USDC_ADDRESS, eip3009TokenArtifact.deployedBytecode],
+    });
+    await provider.request({
+      method: "hardhat_setStorageAt",
+      params: [BASE_USDC_ADDRESS, numberToHex(OWNER_SLOT), pad(minter.address)],
+    });
+    for (const address of [minter.address, ...accounts.map((key) => privateKeyToAccount(key).address)]) {
+      await provider.request({ method: "hardhat_setBalance", params: [address, numberToHex(ethBalance)] });
+    }
+
+    const chain = defineChain({
+      id: BASE_CHAIN_ID,
+      name: "Base (local EDR)",
+      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+      rpcUrls: { default: { http: [rpcUrl] } },
+    });
+    const transport = http(rpcUrl);
+    const publicClient = createPublicClient({ chain, transport, pollingInterval: 50 });
+    const minterClient = createWalletClient({ account: minter, chain, transport, pollingInterval: 50 });
+
+    const owner = await publicClient.readContract({
+      address: BASE_USDC_ADDRESS,
+      abi: eip3009TokenAbi,
+      functionName: "owner",
+    });
+    if (getAddress(owner) !== minter.address) {
+      throw new Error(`EIP3009Token owner slot is not ${OWNER_SLOT}: owner() returned ${owner}`);
+    }
+
+    return {
+      rpcUrl,
+      chainId: BASE_CHAIN_ID,
+      chain,
+      usdc: BASE_USDC_ADDRESS,
+      accounts,
+      async mint(to, amount) {
+        const hash = await minterClient.writeContract({
+          address: BASE_USDC_ADDRESS,
+          abi: eip3009TokenAbi,
+          functionName: "mint",
+          args: [to, amount],
+        });
+        const receipt = await publicClient.waitForTransactionReceipt({ hash });
+        if (receipt.status !== "success") throw new Error(`mint ${hash} reverted`);
+        return hash;
+      },
+      balanceOf(address) {
+        return publicClient.readContract({
+          address: BASE_USDC_ADDRESS,
+          abi: eip3009TokenAbi,
+          functionName: "balanceOf",
+          args: [address],
+        });
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/**
+ * Hardhat's JSON-RPC server reports a revert as -32603 "Internal error". viem retries -32603
+ * (3 retries, 150/300/600 ms backoff), so every reverted eth_call/eth_estimateGas would take
+ * about a second, and the error would not look like Base's. This wraps the provider so that
+ * reverts are reported as real nodes do: code 3, "execution reverted[: reason]", and the
+ * revert data (in hardhat's server that lands in error.data.data, which viem reads).
+ */
+function withGethStyleReverts<P extends EIP1193Provider>(
+  provider: P,
+  makeError: (message: string, data: Hex, parent: Error) => Error,
+): P {
+  const request = async (args: RequestArguments): Promise<unknown> => {
+    try {
+      return await provider.request(args);
+    } catch (error) {
+      // Reverts come out of EDR as hardhat's SolidityError: not a ProviderError, hex `data`.
+      if (error instanceof Error && !("_isProviderError" in error) && "data" in error && isHex(error.data)) {
+        throw makeError(revertMessage(error.data), error.data, error);
+      }
+      throw error;
+    }
+  };
+  return new Proxy(provider, {
+    get(target, property) {
+      if (property === "request") return request;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+function revertMessage(data: Hex): string {
+  if (data.startsWith(ERROR_STRING_SELECTOR)) {
+    try {
+      const [reason] = decodeAbiParameters([{ type: "string" }], slice(data, 4));
+      return `execution reverted: ${reason}`;
+    } catch {
+      // Malformed Error(string) payload: fall through.
+    }
+  }
+  return "execution reverted";
+}

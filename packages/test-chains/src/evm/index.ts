@@ -1,0 +1,11 @@
+export {
+  BASE_CHAIN_ID,
+  BASE_USDC_ADDRESS,
+  USDC_EIP712_NAME,
+  USDC_EIP712_VERSION,
+  eip3009TokenAbi,
+  startEvmChain,
+  type EvmChain,
+  type StartEvmChainOptions,
+} from "./chain.js";
+export { eip3009TokenArtifact } from "./artifacts/EIP3009Token.js";
