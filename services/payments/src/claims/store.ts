@@ -1,5 +1,6 @@
 import type { Database } from "@board/service-kit";
 import { and, count, eq, lt, max, sql } from "drizzle-orm";
+import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { claims } from "../db/schema.js";
 import type * as schema from "../db/schema.js";
 
@@ -48,30 +49,25 @@ export class ClaimStore {
   }
 
   /** Marks a claimed payment settled; false if it was not in the claimed state. */
-  async settled(id: string, transaction: string, receipt: unknown): Promise<boolean> {
-    const rows = await this.db
-      .update(claims)
-      .set({ state: "settled", transaction, receipt, settledAt: sql`now()`, updatedAt: sql`now()` })
-      .where(and(eq(claims.id, id), eq(claims.state, "claimed")))
-      .returning({ id: claims.id });
-    return rows.length === 1;
+  settled(id: string, transaction: string, receipt: unknown): Promise<boolean> {
+    return this.leaveClaimed(id, { state: "settled", transaction, receipt, settledAt: sql`now()` });
   }
 
   /** The read failed: the payment was not used and may be presented again. */
-  async release(id: string, reason: string): Promise<boolean> {
-    const rows = await this.db
-      .update(claims)
-      .set({ state: "released", failure: reason.slice(0, 200), updatedAt: sql`now()` })
-      .where(and(eq(claims.id, id), eq(claims.state, "claimed")))
-      .returning({ id: claims.id });
-    return rows.length === 1;
+  release(id: string, reason: string): Promise<boolean> {
+    return this.leaveClaimed(id, { state: "released", failure: reason.slice(0, 200) });
   }
 
   /** Settlement did not confirm: nothing is served, and the claim stays for reconciliation. */
-  async failed(id: string, reason: string): Promise<boolean> {
+  failed(id: string, reason: string): Promise<boolean> {
+    return this.leaveClaimed(id, { state: "failed", failure: reason.slice(0, 200) });
+  }
+
+  /** Every transition starts from `claimed`, so a claim ends exactly once. */
+  private async leaveClaimed(id: string, set: PgUpdateSetSource<typeof claims>): Promise<boolean> {
     const rows = await this.db
       .update(claims)
-      .set({ state: "failed", failure: reason.slice(0, 200), updatedAt: sql`now()` })
+      .set({ ...set, updatedAt: sql`now()` })
       .where(and(eq(claims.id, id), eq(claims.state, "claimed")))
       .returning({ id: claims.id });
     return rows.length === 1;
