@@ -152,7 +152,7 @@ export function buildPublication(input: PublicationInput): Publication {
     put("preview", previewView(delayed), FullBoard, delayed);
   }
   const perf = input.extraViews?.find((v) => v.view === "perf")?.content as Pick<PerfView, "status" | "books"> | undefined;
-  put("status", statusView(current, input.snapshotsStored, false, perf ?? null), BoardStatus);
+  put("status", statusView(current, input.snapshotsStored, perf ?? null), BoardStatus);
   for (const extra of input.extraViews ?? []) put(extra.view, extra.content, extra.schema, extra.board);
 
   const lookups = buildLookups(current, reads, cards, symbols, directory);

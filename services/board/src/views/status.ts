@@ -7,7 +7,6 @@ import { PRODUCT, type BoardContent, type BoardStatus, type PerfView } from "@bo
 export function statusView(
   board: BoardContent,
   snapshotsStored: number,
-  stale: boolean,
   perf: Pick<PerfView, "status" | "books"> | null = null,
 ): Omit<BoardStatus, "freshness"> {
   // Excess return of each book's model portfolio over its index, in percent; null until measured.
@@ -17,7 +16,8 @@ export function statusView(
       : null;
   return {
     product: PRODUCT,
-    status: stale ? "stale" : "ok",
+    // Pre-rendered per snapshot: how old the board is rides in the per-read freshness block.
+    status: "ok",
     asof_daily: board.asof_daily,
     computed_at: board.computed_at,
     provider: board.provider,
