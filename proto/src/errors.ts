@@ -32,6 +32,7 @@ export const ErrorCode = z.enum([
   "payment_insufficient_funds",
   "payment_invalid_signature",
   "payment_settlement_failed",
+  "payment_rejected",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
@@ -63,6 +64,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   payment_insufficient_funds: 402,
   payment_invalid_signature: 402,
   payment_settlement_failed: 402,
+  payment_rejected: 402,
 };
 
 /** The one error body shape of the whole API (x402, RFC 6749 and MPP bodies excepted). */

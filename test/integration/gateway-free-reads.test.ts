@@ -7,6 +7,8 @@ import { Stack, until } from "./harness.js";
 const stack = new Stack();
 beforeAll(async () => {
   await stack.start();
+  // No rail configured: the 402s still come from payments, with no offer to pay.
+  await stack.startPayments();
 });
 afterAll(() => stack.stop());
 
@@ -84,7 +86,9 @@ describe("gateway free reads", () => {
     for (const path of ["/api/board/agent", "/api/board/regime", "/api/board/name?sym=AAPL", "/api/board/crypto/night"]) {
       const res = await get(path);
       expect(res.status, path).toBe(402);
-      expect(((await res.json()) as { error: { code: string } }).error.code).toBe("payment_required");
+      // x402 fixes this body's shape: `error` is the reason code (DESIGN.md error shapes).
+      expect(((await res.json()) as { error: string }).error).toBe("payment_required");
+      expect(res.headers.get("payment-required")).toBeTruthy();
     }
     await expectError(await get("/api/board/nope"), 404, "not_found");
     const post = await fetch(`${stack.base}/api/board/free`, { method: "POST" });

@@ -4,6 +4,8 @@ import { connect, type NatsConnection } from "nats";
 import { BoardEnv } from "../../services/board/src/env.js";
 import { startBoard, type BoardService } from "../../services/board/src/start.js";
 import { GatewayEnv } from "../../services/gateway/src/env.js";
+import { PaymentsEnv } from "../../services/payments/src/env.js";
+import { startPayments, type PaymentsOptions, type PaymentsService } from "../../services/payments/src/start.js";
 import { startGateway, type GatewayService } from "../../services/gateway/src/start.js";
 
 /**
@@ -14,6 +16,7 @@ export class Stack {
   nc!: NatsConnection;
   db!: TestDatabase;
   board: BoardService | null = null;
+  payments: PaymentsService | null = null;
   gateway!: GatewayService;
   readonly infra = testInfra();
 
@@ -36,6 +39,20 @@ export class Stack {
     return this.board;
   }
 
+  /** The payments service on this stack's bus and database, configured by `env` (rails, payTo, keys). */
+  async startPayments(env: Record<string, string> = {}, opts: PaymentsOptions = {}) {
+    this.payments = await startPayments(
+      PaymentsEnv.parse({ NATS_URL: this.infra.natsUrl, DATABASE_URL: this.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn", ...env }),
+      opts,
+    );
+    return this.payments;
+  }
+
+  async stopPayments() {
+    await this.payments?.stop();
+    this.payments = null;
+  }
+
   async stopBoard() {
     await this.board?.stop();
     this.board = null;
@@ -52,6 +69,7 @@ export class Stack {
 
   async stop() {
     await this.gateway?.stop();
+    await this.stopPayments();
     await this.stopBoard();
     await this.nc?.close();
     await this.db?.drop();

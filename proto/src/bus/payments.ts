@@ -10,11 +10,12 @@ export type Rail = z.infer<typeof Rail>;
 export const PaymentCarrier = z.enum(["payment-signature", "x-payment", "authorization"]);
 export type PaymentCarrier = z.infer<typeof PaymentCarrier>;
 
-const Resource = { path: z.string().startsWith("/"), resource_url: z.url() };
+/** The paid route and the request's query string (without "?"); payments builds the resource URL from its public base URL. */
+const Resource = { path: z.string().startsWith("/"), query: z.string().max(2048).default("") };
 
 /** The 402 of a paid route, ready to send: the body text and its headers (PAYMENT-REQUIRED, WWW-Authenticate). */
-export const RequirementsRequest = z.object({ ...Resource, error: z.string().optional() });
-export type RequirementsRequest = z.infer<typeof RequirementsRequest>;
+export const RequirementsRequest = z.object({ ...Resource, error: z.string().max(64).optional(), message: z.string().max(500).optional() });
+export type RequirementsRequest = z.input<typeof RequirementsRequest>;
 export const RequirementsReply = z.object({ body: z.string(), headers: z.record(z.string(), z.string()) });
 export type RequirementsReply = z.infer<typeof RequirementsReply>;
 
@@ -23,7 +24,7 @@ export type RequirementsReply = z.infer<typeof RequirementsReply>;
  * anything is served. Refusals are 402s with a payment_* reason code.
  */
 export const ClaimRequest = z.object({ ...Resource, carrier: PaymentCarrier, value: z.string().min(1).max(16_384) });
-export type ClaimRequest = z.infer<typeof ClaimRequest>;
+export type ClaimRequest = z.input<typeof ClaimRequest>;
 export const ClaimReply = z.object({
   claim_id: z.uuid(),
   rail: Rail,
@@ -58,4 +59,9 @@ export const paymentsRequirements = busEndpoint("payments", "requirements", Requ
 export const paymentsClaim = busEndpoint("payments", "claim", ClaimRequest, ClaimReply);
 export const paymentsSettle = busEndpoint("payments", "settle", SettleRequest, SettleReply);
 export const paymentsRelease = busEndpoint("payments", "release", ReleaseRequest, ReleaseReply);
+/** GET /api: every paid route, its price and every offer, as one 402 body. */
+export const CatalogueReply = z.object({ body: z.string() });
+export type CatalogueReply = z.infer<typeof CatalogueReply>;
+
+export const paymentsCatalogue = busEndpoint("payments", "catalogue", z.object({}), CatalogueReply);
 export const paymentsStatus = busEndpoint("payments", "status", z.object({}), PaymentsStatusReply);

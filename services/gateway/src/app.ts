@@ -1,11 +1,10 @@
 import express, { type NextFunction, type Request, type Response } from "express";
-import type { Logger } from "@board/service-kit";
-import type { BoardViewDeps } from "./http/board-view.js";
 import { sendError } from "./http/errors.js";
+import type { PaidReadDeps } from "./http/paid-read.js";
 import { mountRoutes } from "./http/routes.js";
 
 /** The HTTP edge. Express's own ETag is off: views carry their content hash from the board. */
-export function createApp(deps: BoardViewDeps & { log: Logger; trustProxyHops: number }) {
+export function createApp(deps: PaidReadDeps & { trustProxyHops: number }) {
   const app = express();
   app.set("etag", false);
   app.set("x-powered-by", false);

@@ -1,29 +1,66 @@
 import { fileURLToPath } from "node:url";
-import { startRuntime, type Runtime } from "@board/service-kit";
+import { paymentsCatalogue, paymentsClaim, paymentsRelease, paymentsRequirements, paymentsSettle, paymentsStatus, ROUTE_BY_PATH } from "@board/proto";
+import { bind, BusError, startRuntime, type Runtime } from "@board/service-kit";
 import pkg from "../package.json" with { type: "json" };
+import { ClaimDesk } from "./claims/claim-desk.js";
 import { ClaimStore } from "./claims/store.js";
 import * as schema from "./db/schema.js";
 import type { PaymentsEnv } from "./env.js";
+import { configuredRails } from "./rails/configured.js";
+import type { X402Rail } from "./rails/rail.js";
+import { LocalFacilitator } from "./x402/local-facilitator.js";
+import { OfferBook } from "./x402/offer-book.js";
+import { catalogue, paymentRequired, type MppChallenger } from "./x402/payment-required.js";
 
 export interface PaymentsService {
   readonly runtime: Runtime<typeof schema>;
   readonly claims: ClaimStore;
+  readonly desk: ClaimDesk;
+  readonly rails: readonly X402Rail[];
   stop(): Promise<void>;
 }
 
-/**
- * The payments service as it stands: its claims table (the single-use guarantee) is in
- * place; offers, verification and settlement on the bus arrive with the payments capability.
- */
-export async function startPayments(env: PaymentsEnv): Promise<PaymentsService> {
+export interface PaymentsOptions {
+  /** Rails to offer instead of those the configuration names (tests add stand-in rails). */
+  rails?: X402Rail[];
+  mpp?: MppChallenger | null;
+}
+
+/** Offers, verification, settlement, claims and receipts, answered on payments.v1.*. */
+export async function startPayments(env: PaymentsEnv, opts: PaymentsOptions = {}): Promise<PaymentsService> {
   const rt = await startRuntime({
     service: "payments",
     version: pkg.version,
-    description: "Offers, verification, settlement, claims and receipts (claims in place; rails pending)",
+    description: "Offers, verification, settlement, claims and receipts",
     env,
     database: { migrationsFolder: fileURLToPath(new URL("../drizzle", import.meta.url)), schema },
   });
-  const claims = new ClaimStore(rt.database!.db);
-  await rt.serve([]);
-  return { runtime: rt, claims, stop: () => rt.stop() };
+  try {
+    const rails = opts.rails ?? configuredRails(env);
+    const ours = new LocalFacilitator();
+    for (const rail of rails) rail.register?.(ours.facilitator);
+    const book = new OfferBook(rails, ours, new URL(env.PUBLIC_BASE_URL), env.PAYMENT_TIMEOUT_SECONDS);
+    await book.initialize();
+    const claims = new ClaimStore(rt.database!.db);
+    const desk = new ClaimDesk(book, ours, claims, rt.log);
+    const mpp = opts.mpp ?? null;
+    rt.log.info({ rails: rails.map((r) => r.rail) }, rails.length ? "payment rails offered" : "no payment rail configured: paid reads cannot be bought");
+
+    await rt.serve([
+      bind(paymentsRequirements, async (req) => {
+        const route = ROUTE_BY_PATH.get(req.path);
+        if (!route || route.kind !== "paid") throw new BusError("not_found", 404, `${req.path} is not a paid route`);
+        return paymentRequired(book, mpp, route, req);
+      }),
+      bind(paymentsCatalogue, async () => ({ body: await catalogue(book) })),
+      bind(paymentsClaim, (req) => desk.claim(req)),
+      bind(paymentsSettle, (req) => desk.settle(req.claim_id)),
+      bind(paymentsRelease, async (req) => ({ released: await desk.release(req.claim_id, req.reason) })),
+      bind(paymentsStatus, () => desk.status()),
+    ]);
+    return { runtime: rt, claims, desk, rails, stop: () => rt.stop() };
+  } catch (err) {
+    await rt.stop();
+    throw err;
+  }
 }

@@ -1,6 +1,6 @@
 import { freshnessHeaders } from "@board/market-calendar";
-import { boardRead, type ViewName } from "@board/proto";
-import { requestBytes, type NatsConnection } from "@board/service-kit";
+import { boardRead, type BoardReadMeta, type ViewName } from "@board/proto";
+import { requestBytes, type BytesReply, type NatsConnection } from "@board/service-kit";
 import type { Request, Response } from "express";
 import { preferredEncoding } from "./encoding.js";
 import { sendUpstreamError } from "./errors.js";
@@ -10,10 +10,45 @@ export interface BoardViewDeps {
   timeoutMs: number;
 }
 
-/**
- * Serves one pre-rendered board view: asks the board over the bus for the bytes in the
- * encoding the client accepts, and passes them through with the freshness headers.
- */
+export type BoardViewReply = BytesReply<BoardReadMeta>;
+
+/** Asks the board for a view's bytes in the encoding the client accepts. Throws BusError. */
+export function readBoardView(
+  deps: BoardViewDeps,
+  req: Request,
+  view: ViewName,
+  params: Record<string, string>,
+  opts: { conditional: boolean },
+): Promise<BoardViewReply> {
+  const ifNoneMatch = opts.conditional ? req.headers["if-none-match"] : undefined;
+  return requestBytes(
+    deps.nc,
+    boardRead,
+    { view, params, encoding: preferredEncoding(req.headers["accept-encoding"]), ...(ifNoneMatch ? { if_none_match: ifNoneMatch } : {}) },
+    { timeoutMs: deps.timeoutMs },
+  );
+}
+
+/** Passes a view's bytes through with its ETag, encoding and the freshness headers. */
+export function sendBoardView(req: Request, res: Response, reply: BoardViewReply, extraHeaders: Record<string, string> = {}): void {
+  const { meta, body } = reply;
+  res.setHeader("ETag", meta.etag);
+  res.setHeader("Vary", "Accept-Encoding");
+  for (const [name, value] of Object.entries(freshnessHeaders(meta.freshness))) res.setHeader(name, value);
+  for (const [name, value] of Object.entries(extraHeaders)) res.setHeader(name, value);
+  if (meta.status === 304) {
+    res.setHeader("Cache-Control", "no-cache");
+    res.status(304).end();
+    return;
+  }
+  if (!res.hasHeader("Cache-Control")) res.setHeader("Cache-Control", "no-cache");
+  res.setHeader("Content-Type", "application/json; charset=utf-8");
+  if (meta.encoding === "gzip") res.setHeader("Content-Encoding", "gzip");
+  res.setHeader("Content-Length", String(body.length));
+  res.status(200).end(req.method === "HEAD" ? undefined : body);
+}
+
+/** A free view: read it (conditionally) and pass it through. */
 export async function serveBoardView(
   deps: BoardViewDeps,
   req: Request,
@@ -23,31 +58,9 @@ export async function serveBoardView(
 ): Promise<void> {
   let reply;
   try {
-    reply = await requestBytes(
-      deps.nc,
-      boardRead,
-      {
-        view,
-        params,
-        encoding: preferredEncoding(req.headers["accept-encoding"]),
-        ...(req.headers["if-none-match"] ? { if_none_match: req.headers["if-none-match"] } : {}),
-      },
-      { timeoutMs: deps.timeoutMs },
-    );
+    reply = await readBoardView(deps, req, view, params, { conditional: true });
   } catch (err) {
     return sendUpstreamError(res, err);
   }
-  const { meta, body } = reply;
-  res.setHeader("ETag", meta.etag);
-  res.setHeader("Vary", "Accept-Encoding");
-  res.setHeader("Cache-Control", "no-cache");
-  for (const [name, value] of Object.entries(freshnessHeaders(meta.freshness))) res.setHeader(name, value);
-  if (meta.status === 304) {
-    res.status(304).end();
-    return;
-  }
-  res.setHeader("Content-Type", "application/json; charset=utf-8");
-  if (meta.encoding === "gzip") res.setHeader("Content-Encoding", "gzip");
-  res.setHeader("Content-Length", String(body.length));
-  res.status(200).end(req.method === "HEAD" ? undefined : body);
+  sendBoardView(req, res, reply);
 }

@@ -1,32 +1,53 @@
-import { PAID_ROUTES, type Route } from "@board/proto";
-import type { Response } from "express";
+import { paymentsCatalogue, paymentsRequirements, type Route } from "@board/proto";
+import { request } from "@board/service-kit";
+import type { Request, Response } from "express";
+import type { BoardViewDeps } from "./board-view.js";
+import { sendUpstreamError } from "./errors.js";
 
-const priceOf = (route: Route) => ({ amount: String(route.price), asset: "USDC", decimals: 6 });
+/** Headers a browser-based x402 or MPP client must be able to read. */
+const EXPOSED = "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, WWW-Authenticate, Payment-Receipt, X-Board-Market-Open, X-Board-Next-Refresh, X-Board-Data-Age";
 
-function send402(res: Response, message: string, extra: Record<string, unknown>): void {
-  res
-    .status(402)
-    .type("application/json")
-    .setHeader("Cache-Control", "no-store")
-    .send(JSON.stringify({ error: { code: "payment_required", status: 402, message }, ...extra }));
-}
+export const exposePaymentHeaders = (res: Response) => res.setHeader("Access-Control-Expose-Headers", EXPOSED);
 
 /**
- * The 402 of a paid route. Offers, the PAYMENT-REQUIRED header and payment acceptance come
- * with the payments service; until then the body says plainly what the read costs and
- * that no payment can be taken yet, so nothing is charged and nothing is served.
+ * The 402 of a paid route, as payments builds it (x402 v2 header, v1-dialect body with the
+ * v2 requirements inside, the MPP challenge), optionally naming why a payment was refused.
  */
-export function sendPaymentRequired(res: Response, route: Route): void {
-  send402(res, `${route.path} is a paid read. Payments are not accepted yet; no payment will be taken or charged.`, {
-    resource: route.path,
-    price: priceOf(route),
-    catalogue: "/api",
-  });
+export async function sendPaymentRequired(
+  deps: BoardViewDeps,
+  req: Request,
+  res: Response,
+  route: Route,
+  refusal?: { code: string; message?: string },
+): Promise<void> {
+  let reply;
+  try {
+    reply = await request(
+      deps.nc,
+      paymentsRequirements,
+      { path: route.path, query: queryString(req), ...(refusal ? { error: refusal.code, ...(refusal.message ? { message: refusal.message } : {}) } : {}) },
+      { timeoutMs: deps.timeoutMs },
+    );
+  } catch (err) {
+    return sendUpstreamError(res, err);
+  }
+  for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
+  exposePaymentHeaders(res);
+  res.status(402).type("application/json").setHeader("Cache-Control", "no-store").send(req.method === "HEAD" ? undefined : reply.body);
 }
 
-/** GET /api: every paid route with its price. */
-export function sendCatalogue(res: Response): void {
-  send402(res, "Every paid read and its price. Payments are not accepted yet.", {
-    routes: PAID_ROUTES.map((r) => ({ path: r.path, price: priceOf(r), tiers: r.tiers })),
-  });
+/** GET /api: the whole catalogue of offers as one 402. */
+export async function sendCatalogue(deps: BoardViewDeps, res: Response): Promise<void> {
+  let reply;
+  try {
+    reply = await request(deps.nc, paymentsCatalogue, {}, { timeoutMs: deps.timeoutMs });
+  } catch (err) {
+    return sendUpstreamError(res, err);
+  }
+  res.status(402).type("application/json").setHeader("Cache-Control", "no-store").send(reply.body);
+}
+
+export function queryString(req: Request): string {
+  const i = req.originalUrl.indexOf("?");
+  return i < 0 ? "" : req.originalUrl.slice(i + 1);
 }

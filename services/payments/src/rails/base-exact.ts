@@ -1,0 +1,86 @@
+import type { Rail } from "@board/proto";
+import type { FacilitatorClient, ResourceConfig } from "@x402/core/server";
+import type { PaymentRequirements } from "@x402/core/types";
+import type { x402Facilitator } from "@x402/core/facilitator";
+import { toFacilitatorEvmSigner, type FacilitatorEvmSigner } from "@x402/evm";
+import { registerExactEvmScheme } from "@x402/evm/exact/facilitator";
+import { ExactEvmScheme as ExactEvmServer } from "@x402/evm/exact/server";
+import { createWalletClient, defineChain, getAddress, http, publicActions, type Address, type Hex } from "viem";
+import { privateKeyToAccount, nonceManager } from "viem/accounts";
+import type { AnyPaymentPayload, X402Rail } from "./rail.js";
+
+export const BASE_NETWORK = "eip155:8453" as const;
+export const BASE_CHAIN_ID = 8453;
+/** EIP-712 domain of Base USDC: clients sign EIP-3009 authorizations against it. */
+export const USDC_DOMAIN = { name: "USD Coin", version: "2" } as const;
+
+export interface BaseConfig {
+  payTo: Address;
+  rpcUrl: string;
+  facilitatorKey: Hex;
+  usdc: Address;
+}
+
+/**
+ * The facilitator's account on Base. One account settles concurrently, so its transaction
+ * nonces come from viem's nonce manager ("nonce too low" otherwise).
+ */
+export function baseSigner(cfg: Pick<BaseConfig, "rpcUrl" | "facilitatorKey">): FacilitatorEvmSigner {
+  const chain = defineChain({
+    id: BASE_CHAIN_ID,
+    name: "Base",
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [cfg.rpcUrl] } },
+  });
+  const account = privateKeyToAccount(cfg.facilitatorKey, { nonceManager });
+  const client = createWalletClient({ account, chain, transport: http(cfg.rpcUrl, { retryCount: 1 }), pollingInterval: 100 }).extend(
+    publicActions,
+  );
+  return toFacilitatorEvmSigner({ ...client, address: account.address } as unknown as Parameters<typeof toFacilitatorEvmSigner>[0]);
+}
+
+interface Eip3009Payload {
+  authorization?: { from?: string; nonce?: string };
+}
+
+/** The EIP-3009 authorization inside a v1 or v2 exact payload. */
+export function eip3009Authorization(payload: AnyPaymentPayload): { from: string; nonce: string } | null {
+  const inner = payload.payload as Eip3009Payload | undefined;
+  const a = inner?.authorization;
+  if (typeof a?.from !== "string" || typeof a.nonce !== "string") return null;
+  if (!/^0x[0-9a-fA-F]{40}$/.test(a.from) || !/^0x[0-9a-fA-F]{64}$/.test(a.nonce)) return null;
+  return { from: a.from, nonce: a.nonce };
+}
+
+/** Base USDC, exact scheme, EIP-3009 transferWithAuthorization settled by our own facilitator. */
+export function baseExactRail(cfg: BaseConfig): X402Rail {
+  const signer = baseSigner(cfg);
+  const usdc = getAddress(cfg.usdc);
+  return {
+    rail: "base" satisfies Rail,
+    network: BASE_NETWORK,
+    networkAliases: [],
+    v1Network: "base",
+    server: new ExactEvmServer(),
+    resourceConfig(amount: bigint, maxTimeoutSeconds: number): ResourceConfig {
+      return {
+        scheme: "exact",
+        network: BASE_NETWORK,
+        payTo: getAddress(cfg.payTo),
+        price: { amount: amount.toString(), asset: usdc, extra: { ...USDC_DOMAIN } },
+        maxTimeoutSeconds,
+      };
+    },
+    owns: (r: PaymentRequirements) => r.network === BASE_NETWORK && r.scheme === "exact" && r.extra?.["name"] !== "GatewayWalletBatched",
+    register(facilitator: x402Facilitator) {
+      registerExactEvmScheme(facilitator, { signer, networks: BASE_NETWORK });
+    },
+    facilitator: (ours: FacilitatorClient) => ours,
+    paymentKey(payload) {
+      const a = eip3009Authorization(payload);
+      // EIP-3009 nonces are unique per token and authorizer: the chain itself enforces this pair.
+      return a ? `eip3009:${BASE_CHAIN_ID}:${usdc.toLowerCase()}:${a.from.toLowerCase()}:${a.nonce.toLowerCase()}` : null;
+    },
+    payer: (payload) => eip3009Authorization(payload)?.from ?? null,
+  };
+}

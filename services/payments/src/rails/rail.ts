@@ -1,0 +1,46 @@
+import type { Rail } from "@board/proto";
+import type { FacilitatorClient, ResourceConfig } from "@x402/core/server";
+import type { Network, PaymentPayload, PaymentRequirements, SchemeNetworkServer } from "@x402/core/types";
+import type { x402Facilitator } from "@x402/core/facilitator";
+
+/** A v1 payload (x402-fetch 1.x): scheme and network on the payload itself, no `accepted`. */
+export interface PaymentPayloadV1 {
+  x402Version: 1;
+  scheme: string;
+  network: string;
+  payload: Record<string, unknown>;
+}
+
+export type AnyPaymentPayload = PaymentPayload | PaymentPayloadV1;
+
+/**
+ * One x402 rail: how its offer is built, who verifies and settles it, and what makes one of
+ * its payments unique. Rails on our own facilitator register their scheme on it; the batched
+ * rail brings Circle's client instead.
+ */
+export interface X402Rail {
+  readonly rail: Rail;
+  /** The CAIP-2 network of its offers. */
+  readonly network: Network;
+  /** Other spellings of the network a payload may carry (Algorand's short and genesis-hash forms). */
+  readonly networkAliases: readonly string[];
+  /** Its v1 network name, when legacy v1 clients can pay on it. */
+  readonly v1Network: string | null;
+  /**
+   * How its offer for an amount is built: by x402ResourceServer with the rail's scheme server
+   * (`server` + `resourceConfig`), or by the rail itself (`offer`) when its library builds it.
+   */
+  readonly server?: SchemeNetworkServer;
+  resourceConfig?(amount: bigint, maxTimeoutSeconds: number): ResourceConfig;
+  offer?(amount: bigint, maxTimeoutSeconds: number): Promise<PaymentRequirements>;
+  /** Whether an offer (one of ours) belongs to this rail. */
+  owns(requirement: PaymentRequirements): boolean;
+  /** Registers its scheme facilitator(s) on our own facilitator; absent when settled elsewhere. */
+  register?(facilitator: x402Facilitator): void;
+  /** Verifies and settles its payments: our facilitator, or the rail's own client. */
+  facilitator(ours: FacilitatorClient): FacilitatorClient;
+  /** The key that makes a payment single use, or null when the payload lacks it. */
+  paymentKey(payload: AnyPaymentPayload): string | null;
+  /** The paying account, as far as the payload says. */
+  payer(payload: AnyPaymentPayload): string | null;
+}

@@ -1,0 +1,124 @@
+import { PAID_ROUTES, type Route } from "@board/proto";
+import { x402ResourceServer, type FacilitatorClient } from "@x402/core/server";
+import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
+import { createSIWxResourceServerExtension, declareSIWxExtension } from "@x402/extensions/sign-in-with-x";
+import type { X402Rail } from "../rails/rail.js";
+
+/** An offer in x402 v1's words (legacy x402-fetch 1.x reads these from the 402 body). */
+export interface OfferV1 {
+  scheme: string;
+  network: string;
+  maxAmountRequired: string;
+  resource: string;
+  description: string;
+  mimeType: string;
+  outputSchema: Record<string, unknown>;
+  payTo: string;
+  maxTimeoutSeconds: number;
+  asset: string;
+  extra: Record<string, unknown>;
+}
+
+/** One rail's offer for a route. */
+export interface Offer {
+  rail: X402Rail;
+  requirement: PaymentRequirements;
+}
+
+/** A wallet sign-in session lasts ten minutes (SPEC.md 5 rule 3). */
+const SIWX_SESSION_SECONDS = 600;
+
+/**
+ * Every paid route's offers, built once per price by x402's resource server from the rails'
+ * scheme servers: the same amount on each configured rail. The 402 itself (with its
+ * sign-in-with-x declaration, fresh per response) is built here too.
+ */
+export class OfferBook {
+  private readonly server: x402ResourceServer;
+  private readonly byPrice = new Map<bigint, Offer[]>();
+  private readonly siwx: ReturnType<typeof declareSIWxExtension>;
+
+  constructor(
+    readonly rails: readonly X402Rail[],
+    ours: FacilitatorClient,
+    private readonly publicBaseUrl: URL,
+    private readonly maxTimeoutSeconds: number,
+  ) {
+    this.server = new x402ResourceServer(ours);
+    for (const rail of rails) if (rail.server) this.server.register(rail.network, rail.server);
+    // Only the 402 enrichment of this extension is used here (domain, uri, nonce, issuedAt):
+    // a paid read is never granted to an address for having paid before, so its storage
+    // remembers nothing and answers "not paid".
+    this.server.registerExtension(
+      createSIWxResourceServerExtension({ origin: publicBaseUrl.origin, storage: { hasPaid: () => false, recordPayment: () => undefined } }),
+    );
+    const networks = rails.filter((r) => r.rail === "base" || r.rail === "solana").map((r) => r.network);
+    this.siwx = declareSIWxExtension({
+      statement: "Sign in to read the board's free tier.",
+      network: [...new Set(networks)],
+      expirationSeconds: SIWX_SESSION_SECONDS,
+    });
+  }
+
+  /** Fetches the facilitator's supported kinds and builds the offers of every price in the catalogue. */
+  async initialize(): Promise<void> {
+    // x402's resource server refuses to initialize without a supported kind: with no rail
+    // configured there is nothing to ask the facilitator about.
+    if (this.rails.some((r) => r.server)) await this.server.initialize();
+    for (const route of PAID_ROUTES) await this.offers(route);
+  }
+
+  async offers(route: Route): Promise<Offer[]> {
+    if (route.price === null) throw new Error(`${route.path} is not sold per read`);
+    const cached = this.byPrice.get(route.price);
+    if (cached) return cached;
+    const offers: Offer[] = [];
+    for (const rail of this.rails) {
+      if (rail.offer) {
+        offers.push({ rail, requirement: await rail.offer(route.price, this.maxTimeoutSeconds) });
+      } else if (rail.resourceConfig) {
+        const [requirement] = await this.server.buildPaymentRequirements(rail.resourceConfig(route.price, this.maxTimeoutSeconds));
+        if (requirement) offers.push({ rail, requirement });
+      }
+    }
+    this.byPrice.set(route.price, offers);
+    return offers;
+  }
+
+  resourceUrl(path: string, query: string): string {
+    const url = new URL(path, this.publicBaseUrl);
+    url.search = query;
+    return url.toString();
+  }
+
+  /** The v2 PaymentRequired of a route (PAYMENT-REQUIRED header and the body's `v2`). */
+  async paymentRequired(route: Route, resourceUrl: string, error?: string): Promise<PaymentRequired> {
+    const offers = await this.offers(route);
+    return this.server.createPaymentRequiredResponse(
+      offers.map((o) => o.requirement),
+      { url: resourceUrl, description: route.summary, mimeType: "application/json" },
+      error,
+      this.rails.length > 0 ? this.siwx : undefined,
+    );
+  }
+
+  /** The v1 dialect: only rails legacy clients know (Base, Solana), with v1 network names. */
+  async v1Accepts(route: Route, resourceUrl: string): Promise<OfferV1[]> {
+    const offers = await this.offers(route);
+    return offers
+      .filter((o) => o.rail.v1Network !== null)
+      .map(({ rail, requirement: r }) => ({
+        scheme: r.scheme,
+        network: rail.v1Network as string,
+        maxAmountRequired: r.amount,
+        resource: resourceUrl,
+        description: route.summary,
+        mimeType: "application/json",
+        outputSchema: {},
+        payTo: r.payTo,
+        maxTimeoutSeconds: r.maxTimeoutSeconds,
+        asset: r.asset,
+        extra: r.extra,
+      }));
+  }
+}

@@ -1,0 +1,62 @@
+import { PAID_ROUTES, type RequirementsReply, type Route } from "@board/proto";
+import { encodePaymentRequiredHeader } from "@x402/core/http";
+import type { OfferBook } from "./offer-book.js";
+import { REFUSAL_ADVICE } from "./reasons.js";
+import type { ErrorCode } from "@board/proto";
+
+/** The MPP side of a 402: a challenge for WWW-Authenticate, when the MPP rail is configured. */
+export interface MppChallenger {
+  challenge(args: { amount: bigint; resourceUrl: string; description: string }): Promise<string> | string;
+}
+
+/**
+ * A paid route's 402, in the layout both client generations pay from (DECISIONS.md):
+ * - PAYMENT-REQUIRED: the base64 v2 PaymentRequired (@x402/fetch 2.x reads only this);
+ * - the JSON body in the v1 dialect (x402Version 1, `accepts` with only the offers v1
+ *   clients know, under their v1 network names), which x402-fetch 1.x reads, plus the whole
+ *   v2 PaymentRequired under `v2` and our reason code and advice;
+ * - WWW-Authenticate: Payment, the MPP challenge.
+ */
+export async function paymentRequired(
+  book: OfferBook,
+  mpp: MppChallenger | null,
+  route: Route,
+  args: { path: string; query: string; error?: string | undefined; message?: string | undefined },
+): Promise<RequirementsReply> {
+  const resourceUrl = book.resourceUrl(args.path, args.query);
+  const code = args.error ?? "payment_required";
+  const v2 = await book.paymentRequired(route, resourceUrl, code);
+  const accepts = await book.v1Accepts(route, resourceUrl);
+  const message = args.message ?? REFUSAL_ADVICE[code as ErrorCode] ?? REFUSAL_ADVICE.payment_required;
+  const body = { x402Version: 1, error: code, message, resource: resourceUrl, accepts, v2 };
+  const headers: Record<string, string> = { "PAYMENT-REQUIRED": encodePaymentRequiredHeader(v2) };
+  if (mpp && route.price !== null) {
+    headers["WWW-Authenticate"] = await mpp.challenge({ amount: route.price, resourceUrl, description: route.summary });
+  }
+  return { body: JSON.stringify(body), headers };
+}
+
+/** GET /api: every paid route with its price, tiers and every offer (v2 and v1 dialect). */
+export async function catalogue(book: OfferBook): Promise<string> {
+  const routes = [];
+  for (const route of PAID_ROUTES) {
+    const resourceUrl = book.resourceUrl(route.path, "");
+    const offers = await book.offers(route);
+    routes.push({
+      path: route.path,
+      resource: resourceUrl,
+      summary: route.summary,
+      price: { amount: String(route.price), asset: "USDC", decimals: 6 },
+      tiers: route.tiers,
+      accepts: offers.map((o) => ({ rail: o.rail.rail, ...o.requirement })),
+      accepts_v1: await book.v1Accepts(route, resourceUrl),
+      mpp: book.rails.length > 0 ? { method: "usdc", intent: "charge", network: "eip155:8453" } : null,
+    });
+  }
+  return JSON.stringify({
+    x402Version: 2,
+    error: "payment_required",
+    message: "Every paid read and its offers. Each route's own 402 carries the PAYMENT-REQUIRED header to pay from.",
+    routes,
+  });
+}
