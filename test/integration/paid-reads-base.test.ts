@@ -1,9 +1,10 @@
-import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import type { PaymentRequired } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { startEvmChain, type EvmChain } from "@board/test-chains/evm";
 import { FullBoard } from "@board/proto";
-import { createWalletClient, http, type Hex } from "viem";
+import { createPublicClient, createWalletClient, http, numberToHex, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { wrapFetchWithPayment as wrapFetchV1 } from "x402-fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -87,5 +88,144 @@ describe("paid reads on Base (local EDR chain, chainId 8453)", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("x-payment-response")).toBeTruthy();
     expect(await chain.balanceOf(payTo)).toBe(before + 5_000n);
+  });
+});
+
+/** The 402 of a path, decoded from its PAYMENT-REQUIRED header. */
+async function offersOf(path: string): Promise<PaymentRequired> {
+  const res = await fetch(`${stack.base}${path}`);
+  expect(res.status).toBe(402);
+  return decodePaymentRequiredHeader(res.headers.get("payment-required")!);
+}
+
+/** A payment signed by @x402/evm's own client for the (possibly altered) first offer of `path`. */
+async function signedPayment(key: Hex, path: string, alter: (pr: PaymentRequired) => void = () => undefined): Promise<string> {
+  const pr = await offersOf(path);
+  pr.accepts = pr.accepts.slice(0, 1);
+  alter(pr);
+  // Spend controls off: this client must be able to sign for the altered (unknown) asset too.
+  const client = x402Client.fromConfig({ schemes: [], spendControls: false }).register("eip155:*", new ExactEvmScheme(privateKeyToAccount(key)));
+  return encodePaymentSignatureHeader(await client.createPaymentPayload(pr));
+}
+
+const paidGet = (path: string, payment: string, header = "payment-signature") => fetch(`${stack.base}${path}`, { headers: { [header]: payment } });
+
+async function refusal(res: Response): Promise<string> {
+  expect(res.status).toBe(402);
+  expect(res.headers.get("payment-required")).toBeTruthy();
+  const body = (await res.json()) as { error: string; message: string };
+  expect(body.message.length).toBeGreaterThan(10);
+  return body.error;
+}
+
+describe("single use and refusals", () => {
+  it("a payment buys one read: replaying it sequentially is refused as already used, and charged once", async () => {
+    const { key } = await payer(100_000n);
+    const payment = await signedPayment(key, "/api/board/regime");
+    const before = await chain.balanceOf(payTo);
+    expect((await paidGet("/api/board/regime", payment)).status).toBe(200);
+    expect(await refusal(await paidGet("/api/board/regime", payment))).toBe("payment_already_used");
+    expect(await refusal(await paidGet("/api/board/regime", payment, "x-payment"))).toBe("payment_already_used");
+    expect(await chain.balanceOf(payTo)).toBe(before + 5_000n);
+  });
+
+  it("20 concurrent identical payments: exactly one is served and settled, every round", async () => {
+    const rounds = 8;
+    const before = await chain.balanceOf(payTo);
+    for (let round = 0; round < rounds; round++) {
+      const { key } = await payer(10_000n);
+      const payment = await signedPayment(key, "/api/board/movers");
+      const results = await Promise.all(Array.from({ length: 20 }, () => paidGet("/api/board/movers", payment)));
+      const served = results.filter((r) => r.status === 200);
+      expect(served.length, `round ${round}`).toBe(1);
+      for (const r of results.filter((r) => r.status !== 200)) expect(await refusal(r)).toBe("payment_already_used");
+    }
+    expect(await chain.balanceOf(payTo)).toBe(before + BigInt(rounds) * 5_000n);
+    const settled = (await stack.payments!.claims.settlementStats()).settlements;
+    expect(settled).toBeGreaterThanOrEqual(rounds);
+  });
+
+  it("20 concurrent distinct payments all settle from one facilitator account (nonce manager)", async () => {
+    const before = await chain.balanceOf(payTo);
+    const payments: string[] = [];
+    // Minting is sequential (the test's minter has no nonce manager); paying is concurrent.
+    for (let i = 0; i < 20; i++) payments.push(await signedPayment((await payer(5_000n)).key, "/api/board/indices"));
+    const results = await Promise.all(payments.map((p) => paidGet("/api/board/indices", p)));
+    const failures = await Promise.all(results.filter((r) => r.status !== 200).map(async (r) => `${r.status} ${await r.text()}`));
+    expect(failures).toEqual([]);
+    expect(await chain.balanceOf(payTo)).toBe(before + 20n * 5_000n);
+  });
+
+  it("refuses tampered terms with a reason the client can act on, and charges nothing", async () => {
+    const { key } = await payer(1_000_000n);
+    const before = await chain.balanceOf(payTo);
+    const other = privateKeyToAccount(generatePrivateKey()).address;
+    const cases: [string, (pr: PaymentRequired) => void, string][] = [
+      ["amount", (pr) => void (pr.accepts[0]!.amount = "4000"), "payment_amount_mismatch"],
+      ["payTo", (pr) => void (pr.accepts[0]!.payTo = other), "payment_pay_to_mismatch"],
+      ["asset", (pr) => void (pr.accepts[0]!.asset = other), "payment_asset_mismatch"],
+      ["network", (pr) => void (pr.accepts[0]!.network = "eip155:1"), "payment_network_mismatch"],
+      ["expired", (pr) => void (pr.accepts[0]!.maxTimeoutSeconds = 1), "payment_expired"],
+    ];
+    for (const [name, alter, code] of cases) {
+      const payment = await signedPayment(key, "/api/board/regime", alter);
+      expect(await refusal(await paidGet("/api/board/regime", payment)), name).toBe(code);
+    }
+    // Paid for another route at the same price.
+    const forIndices = await signedPayment(key, "/api/board/indices");
+    expect(await refusal(await paidGet("/api/board/regime", forIndices))).toBe("payment_route_mismatch");
+    // The signed value altered after signing: the signature no longer verifies.
+    const forged = JSON.parse(Buffer.from(await signedPayment(key, "/api/board/regime"), "base64").toString()) as {
+      payload: { authorization: { value: string } };
+      accepted: { amount: string };
+    };
+    forged.payload.authorization.value = "1";
+    forged.accepted.amount = "5000";
+    expect(await refusal(await paidGet("/api/board/regime", Buffer.from(JSON.stringify(forged)).toString("base64")))).toBe(
+      "payment_invalid_signature",
+    );
+    for (const junk of ["not base64!", Buffer.from("{}").toString("base64"), Buffer.from("[1,2]").toString("base64")]) {
+      expect(await refusal(await paidGet("/api/board/regime", junk)), junk).toBe("payment_invalid_header");
+    }
+    expect(await chain.balanceOf(payTo)).toBe(before);
+  });
+
+  it("refuses a payer without the funds", async () => {
+    const { key } = await payer(1_000n);
+    expect(await refusal(await paidGet("/api/board/regime", await signedPayment(key, "/api/board/regime")))).toBe("payment_insufficient_funds");
+  });
+
+  it("a board read failing after the claim releases it: nothing settled, and the same payment buys the read later", async () => {
+    const { key, account } = await payer(5_000n);
+    const payment = await signedPayment(key, "/api/board/regime");
+    await stack.stopBoard();
+    const failed = await paidGet("/api/board/regime", payment);
+    expect(failed.status).toBe(503);
+    expect(await chain.balanceOf(account.address)).toBe(5_000n);
+    await stack.startBoard();
+    let res = await paidGet("/api/board/regime", payment);
+    for (let i = 0; i < 50 && res.status === 503; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      res = await paidGet("/api/board/regime", payment);
+    }
+    expect(res.status).toBe(200);
+    expect(await chain.balanceOf(account.address)).toBe(0n);
+  });
+
+  it("a settlement that fails serves nothing", async () => {
+    const { key, account } = await payer(5_000n);
+    const payment = await signedPayment(key, "/api/board/regime");
+    const rpc = createPublicClient({ chain: chain.chain, transport: http(chain.rpcUrl) });
+    const facilitator = privateKeyToAccount(chain.accounts[0] as Hex).address;
+    const gas = await rpc.getBalance({ address: facilitator });
+    // The facilitator cannot pay for gas: the settlement transaction cannot be sent.
+    await rpc.request({ method: "hardhat_setBalance" as never, params: [facilitator, "0x0"] as never });
+    try {
+      const res = await paidGet("/api/board/regime", payment);
+      expect(await refusal(res)).toBe("payment_settlement_failed");
+      expect(await chain.balanceOf(account.address)).toBe(5_000n);
+    } finally {
+      await rpc.request({ method: "hardhat_setBalance" as never, params: [facilitator, numberToHex(gas)] as never });
+    }
   });
 });

@@ -4,7 +4,7 @@ import { encodePaymentResponseHeader } from "@x402/core/http";
 import type { FacilitatorClient } from "@x402/core/server";
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import type { X402Rail } from "../rails/rail.js";
-import { decodePaymentHeader, type DecodedPayment } from "../x402/payment-header.js";
+import { decodePaymentHeader } from "../x402/payment-header.js";
 import { matchV1, matchV2 } from "../x402/match.js";
 import type { OfferBook } from "../x402/offer-book.js";
 import { reasonCode } from "../x402/reasons.js";
@@ -53,6 +53,8 @@ export class ClaimDesk {
     const key = rail.paymentKey(decoded.payload);
     const payer = rail.payer(decoded.payload);
     if (!key || !payer) throw new BusError("payment_invalid_header", 402, "the payload lacks its authorization");
+
+    if (await this.store.taken(key)) throw new BusError("payment_already_used");
 
     const facilitator = rail.facilitator(this.ours);
     let verified;
@@ -119,10 +121,5 @@ export class ClaimDesk {
   async status() {
     const s = await this.store.settlementStats();
     return { last_settlement_at: s.lastSettledAt?.toISOString() ?? null, settlements: s.settlements };
-  }
-
-  /** For tests and reconciliation: the decoded form of a header. */
-  static decode(value: string): DecodedPayment | null {
-    return decodePaymentHeader(value);
   }
 }

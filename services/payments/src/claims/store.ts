@@ -48,6 +48,20 @@ export class ClaimStore {
     return row ? { ok: true, id: row.id } : { ok: false, reason: "payment_already_used" };
   }
 
+  /**
+   * Whether a payment key is held by an open or settled claim: a replay is refused from
+   * this index lookup before the chain is asked anything. (The claim itself stays the
+   * guarantee; this is only the cheap early answer.)
+   */
+  async taken(paymentKey: string): Promise<boolean> {
+    const [row] = await this.db
+      .select({ state: claims.state })
+      .from(claims)
+      .where(eq(claims.paymentKey, paymentKey))
+      .limit(1);
+    return row !== undefined && (row.state === "claimed" || row.state === "settled");
+  }
+
   /** Marks a claimed payment settled; false if it was not in the claimed state. */
   settled(id: string, transaction: string, receipt: unknown): Promise<boolean> {
     return this.leaveClaimed(id, { state: "settled", transaction, receipt, settledAt: sql`now()` });

@@ -36,7 +36,36 @@ export function baseSigner(cfg: Pick<BaseConfig, "rpcUrl" | "facilitatorKey">): 
   const client = createWalletClient({ account, chain, transport: http(cfg.rpcUrl, { retryCount: 1 }), pollingInterval: 100 }).extend(
     publicActions,
   );
-  return toFacilitatorEvmSigner({ ...client, address: account.address } as unknown as Parameters<typeof toFacilitatorEvmSigner>[0]);
+  // Transactions leave in nonce order, one broadcast at a time (waiting for receipts stays
+  // concurrent): a node that cannot queue a future nonce would refuse one that overtook its
+  // predecessor on the wire. A broadcast that fails gives its nonce back.
+  const inOrder = serialized();
+  const broadcast = <T>(send: () => Promise<T>) =>
+    inOrder(async () => {
+      try {
+        return await send();
+      } catch (err) {
+        nonceManager.reset({ address: account.address, chainId: BASE_CHAIN_ID });
+        throw err;
+      }
+    });
+  return toFacilitatorEvmSigner({
+    ...client,
+    address: account.address,
+    writeContract: (args: Parameters<FacilitatorEvmSigner["writeContract"]>[0]) =>
+      broadcast(() => client.writeContract(args as Parameters<typeof client.writeContract>[0])),
+    sendTransaction: (args: Parameters<FacilitatorEvmSigner["sendTransaction"]>[0]) => broadcast(() => client.sendTransaction(args)),
+  } as unknown as Parameters<typeof toFacilitatorEvmSigner>[0]);
+}
+
+/** Runs tasks one after another, in call order. */
+function serialized() {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(task: () => Promise<T>): Promise<T> => {
+    const run = tail.then(task, task);
+    tail = run.catch(() => undefined);
+    return run;
+  };
 }
 
 interface Eip3009Payload {
