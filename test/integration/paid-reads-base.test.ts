@@ -2,8 +2,9 @@ import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePayment
 import type { PaymentRequired } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
-import { startEvmChain, type EvmChain } from "@board/test-chains/evm";
-import { FullBoard } from "@board/proto";
+import { eip3009TokenAbi, startEvmChain, type EvmChain } from "@board/test-chains/evm";
+import { FullBoard, paymentsClaim } from "@board/proto";
+import { request } from "@board/service-kit";
 import { createPublicClient, createWalletClient, http, numberToHex, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { wrapFetchWithPayment as wrapFetchV1 } from "x402-fetch";
@@ -19,12 +20,7 @@ beforeAll(async () => {
   await stack.start();
   await stack.startBoard();
   await stack.publishTwoDays();
-  await stack.startPayments({
-    PAY_TO_BASE: payTo,
-    BASE_RPC_URL: chain.rpcUrl,
-    BASE_FACILITATOR_KEY: chain.accounts[0] as Hex,
-    PUBLIC_BASE_URL: "http://127.0.0.1:8080",
-  });
+  await stack.startPayments(paymentsEnv());
   // Wait for the board to have the current snapshot.
   for (let i = 0; i < 100; i++) {
     const r = await fetch(`${stack.base}/api/board/status`);
@@ -35,6 +31,14 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack.stop();
   await chain?.stop();
+});
+
+const paymentsEnv = (extra: Record<string, string> = {}) => ({
+  PAY_TO_BASE: payTo,
+  BASE_RPC_URL: chain.rpcUrl,
+  BASE_FACILITATOR_KEY: chain.accounts[0] as Hex,
+  PUBLIC_BASE_URL: "http://127.0.0.1:8080",
+  ...extra,
 });
 
 async function payer(usdc: bigint) {
@@ -227,5 +231,38 @@ describe("single use and refusals", () => {
     } finally {
       await rpc.request({ method: "hardhat_setBalance" as never, params: [facilitator, numberToHex(gas)] as never });
     }
+  });
+});
+
+describe("reconciliation after a restart", () => {
+  it("settles claims whose payment moved on chain, releases the others so they can buy a read", async () => {
+    const moved = await payer(5_000n);
+    const stranded = await payer(5_000n);
+    const movedPayment = await signedPayment(moved.key, "/api/board/regime");
+    const strandedPayment = await signedPayment(stranded.key, "/api/board/regime");
+    // Two claims left open, as when a process stops between claim and settlement.
+    const claim = (value: string) => request(stack.nc, paymentsClaim, { path: "/api/board/regime", query: "", carrier: "payment-signature", value });
+    const a = await claim(movedPayment);
+    const b = await claim(strandedPayment);
+    // The first payment's authorization is executed on chain by someone else meanwhile.
+    const { payload } = JSON.parse(Buffer.from(movedPayment, "base64").toString()) as {
+      payload: { signature: Hex; authorization: { from: Hex; to: Hex; value: string; validAfter: string; validBefore: string; nonce: Hex } };
+    };
+    const auth = payload.authorization;
+    const relayer = createWalletClient({ account: privateKeyToAccount(chain.accounts[1] as Hex), chain: chain.chain, transport: http(chain.rpcUrl) });
+    const tx = await relayer.writeContract({
+      address: chain.usdc,
+      abi: eip3009TokenAbi,
+      functionName: "transferWithAuthorization",
+      args: [auth.from, auth.to, BigInt(auth.value), BigInt(auth.validAfter), BigInt(auth.validBefore), auth.nonce, payload.signature],
+    });
+    await stack.stopPayments();
+    await new Promise((r) => setTimeout(r, 1_100));
+    await stack.startPayments(paymentsEnv({ RECONCILE_AFTER_SECONDS: "1" }));
+    const claims = stack.payments!.claims;
+    expect(await claims.get(a.claim_id)).toMatchObject({ state: "settled", transaction: tx });
+    expect(await claims.get(b.claim_id)).toMatchObject({ state: "released" });
+    expect((await paidGet("/api/board/regime", strandedPayment)).status).toBe(200);
+    expect(await refusal(await paidGet("/api/board/regime", movedPayment))).toBe("payment_already_used");
   });
 });

@@ -44,7 +44,7 @@ export const PaymentsEnv = baseEnv(9105)
     /** How long a client has to pay after a 402 (x402 maxTimeoutSeconds). */
     PAYMENT_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(3600).default(120),
     /** Claims still open this long after claiming are reconciled against the chain. */
-    RECONCILE_AFTER_SECONDS: z.coerce.number().int().min(5).max(86_400).default(60),
+    RECONCILE_AFTER_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   })
   .superRefine((env, ctx) => {
     const need = (when: unknown, names: (keyof typeof env)[], why: string) => {

@@ -3,6 +3,7 @@ import { paymentsCatalogue, paymentsClaim, paymentsRelease, paymentsRequirements
 import { bind, BusError, startRuntime, type Runtime } from "@board/service-kit";
 import pkg from "../package.json" with { type: "json" };
 import { ClaimDesk } from "./claims/claim-desk.js";
+import { reconcileOpenClaims, type ReconcileResult } from "./claims/reconcile.js";
 import { ClaimStore } from "./claims/store.js";
 import * as schema from "./db/schema.js";
 import type { PaymentsEnv } from "./env.js";
@@ -17,6 +18,8 @@ export interface PaymentsService {
   readonly claims: ClaimStore;
   readonly desk: ClaimDesk;
   readonly rails: readonly X402Rail[];
+  /** Reconciles claims open for longer than RECONCILE_AFTER_SECONDS (also run at start and on that period). */
+  reconcile(): Promise<ReconcileResult>;
   stop(): Promise<void>;
 }
 
@@ -58,7 +61,12 @@ export async function startPayments(env: PaymentsEnv, opts: PaymentsOptions = {}
       bind(paymentsRelease, async (req) => ({ released: await desk.release(req.claim_id, req.reason) })),
       bind(paymentsStatus, () => desk.status()),
     ]);
-    return { runtime: rt, claims, desk, rails, stop: () => rt.stop() };
+    const reconcile = () => reconcileOpenClaims(claims, rails, new Date(Date.now() - env.RECONCILE_AFTER_SECONDS * 1000), rt.log);
+    await reconcile();
+    const timer = setInterval(() => void reconcile().catch((err: unknown) => rt.log.warn({ err }, "reconciliation failed")), env.RECONCILE_AFTER_SECONDS * 1000);
+    timer.unref();
+    rt.lifecycle.onStop("reconciliation", async () => clearInterval(timer));
+    return { runtime: rt, claims, desk, rails, reconcile, stop: () => rt.stop() };
   } catch (err) {
     await rt.stop();
     throw err;

@@ -18,6 +18,7 @@ import {
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { eip3009TokenArtifact } from "./artifacts/EIP3009Token.js";
+import { multicall3Artifact } from "./artifacts/Multicall3.js";
 
 export const BASE_CHAIN_ID = 8453;
 /** Circle's USDC on Base mainnet. */
@@ -26,7 +27,14 @@ export const BASE_USDC_ADDRESS: Address = "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA
 export const USDC_EIP712_NAME = "USD Coin";
 export const USDC_EIP712_VERSION = "2";
 
+/**
+ * Multicall3's canonical address (the same on Base and most EVM chains). x402's facilitator
+ * calls tryAggregate there to explain a failed simulation (e.g. insufficient balance).
+ */
+export const MULTICALL3_ADDRESS: Address = "0xcA11bde05977b3631167028862bE2a173976CA11";
+
 export const eip3009TokenAbi = eip3009TokenArtifact.abi;
+export const multicall3Abi = multicall3Artifact.abi;
 
 /** Slot of `owner` in EIP3009Token.sol (its first state variable). */
 const OWNER_SLOT = 0n;
@@ -50,7 +58,10 @@ export interface EvmChain {
   /** HTTP JSON-RPC endpoint (the same server also speaks WebSocket on this port). */
   rpcUrl: string;
   chainId: typeof BASE_CHAIN_ID;
-  /** A viem chain for this node: id 8453, rpcUrls pointing at rpcUrl, no OP-stack formatters. */
+  /**
+   * A viem chain for this node: id 8453, rpcUrls pointing at rpcUrl, Multicall3 at its canonical
+   * address (so viem's `multicall` works), no OP-stack formatters.
+   */
   chain: Chain;
   /** The EIP-3009 token, at the Base USDC address. */
   usdc: Address;
@@ -65,7 +76,8 @@ export interface EvmChain {
 
 /**
  * Starts Hardhat's EDR node in this process, served over HTTP on 127.0.0.1, with chainId 8453,
- * automine on and interval mining off, and EIP3009Token's runtime code at the Base USDC address.
+ * automine on and interval mining off, EIP3009Token's runtime code at the Base USDC address and
+ * Multicall3's at its canonical address.
  *
  * This is what `hardhat node` does, minus the config file, the HRE and the CLI: resolve a
  * network config, `createProvider(config, "hardhat")`, serve it with hardhat's JsonRpcServer.
@@ -122,6 +134,10 @@ export async function startEvmChain(opts: StartEvmChainOptions = {}): Promise<Ev
       params: [BASE_USDC_ADDRESS, eip3009TokenArtifact.deployedBytecode],
     });
     await provider.request({
+      method: "hardhat_setCode",
+      params: [MULTICALL3_ADDRESS, multicall3Artifact.deployedBytecode],
+    });
+    await provider.request({
       method: "hardhat_setStorageAt",
       params: [BASE_USDC_ADDRESS, numberToHex(OWNER_SLOT), pad(minter.address)],
     });
@@ -134,6 +150,7 @@ export async function startEvmChain(opts: StartEvmChainOptions = {}): Promise<Ev
       name: "Base (local EDR)",
       nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
       rpcUrls: { default: { http: [rpcUrl] } },
+      contracts: { multicall3: { address: MULTICALL3_ADDRESS } },
     });
     const transport = http(rpcUrl);
     const publicClient = createPublicClient({ chain, transport, pollingInterval: 50 });

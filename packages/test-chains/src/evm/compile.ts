@@ -2,14 +2,20 @@ import { readFile } from "node:fs/promises";
 import type { Abi, Hex } from "viem";
 
 /**
- * Compiles contracts/EIP3009Token.sol with the `solc` npm package (solc-js, the compiler is
+ * Compiles the contracts in contracts/ with the `solc` npm package (solc-js, the compiler is
  * bundled as WebAssembly: nothing is downloaded). Used by build-artifact.ts to write the
- * committed artifact and by the test that checks that artifact is current; chain.ts uses the
- * committed artifact, so starting a chain never runs the compiler.
+ * committed artifacts and by the test that checks those artifacts are current; chain.ts uses
+ * the committed artifacts, so starting a chain never runs the compiler.
  */
 
-export const EIP3009_TOKEN_SOURCE_NAME = "EIP3009Token.sol";
-export const EIP3009_TOKEN_CONTRACT_NAME = "EIP3009Token";
+/** A contract to compile: contracts/<sourceName>, contract <contractName> in it. */
+export interface ContractSource {
+  sourceName: string;
+  contractName: string;
+}
+
+export const EIP3009_TOKEN: ContractSource = { sourceName: "EIP3009Token.sol", contractName: "EIP3009Token" };
+export const MULTICALL3: ContractSource = { sourceName: "Multicall3.sol", contractName: "Multicall3" };
 
 /** Cancun bytecode runs on EDR's default hardfork (Osaka) and on Base. */
 export const SOLC_SETTINGS = {
@@ -44,23 +50,28 @@ interface SolcOutput {
   contracts?: Record<string, Record<string, SolcOutputContract>>;
 }
 
-let cached: Promise<CompiledContract> | undefined;
+const cache = new Map<string, Promise<CompiledContract>>();
 
-/** Compiles once per process (solc-js takes a second or two); later calls share the result. */
-export function compileEip3009Token(): Promise<CompiledContract> {
-  cached ??= compile().catch((error: unknown) => {
-    cached = undefined;
-    throw error;
-  });
-  return cached;
+/** Compiles once per contract and process (solc-js takes a second or two); later calls share the result. */
+export function compileContract(contract: ContractSource): Promise<CompiledContract> {
+  const key = `${contract.sourceName}:${contract.contractName}`;
+  let compiled = cache.get(key);
+  if (compiled === undefined) {
+    compiled = compile(contract).catch((error: unknown) => {
+      cache.delete(key);
+      throw error;
+    });
+    cache.set(key, compiled);
+  }
+  return compiled;
 }
 
-async function compile(): Promise<CompiledContract> {
-  const source = await readFile(new URL(`./contracts/${EIP3009_TOKEN_SOURCE_NAME}`, import.meta.url), "utf8");
+async function compile({ sourceName, contractName }: ContractSource): Promise<CompiledContract> {
+  const source = await readFile(new URL(`./contracts/${sourceName}`, import.meta.url), "utf8");
   const solc = (await import("solc")).default as SolcModule;
   const input = {
     language: "Solidity",
-    sources: { [EIP3009_TOKEN_SOURCE_NAME]: { content: source } },
+    sources: { [sourceName]: { content: source } },
     settings: {
       ...SOLC_SETTINGS,
       outputSelection: { "*": { "*": ["abi", "evm.bytecode.object", "evm.deployedBytecode.object"] } },
@@ -68,23 +79,23 @@ async function compile(): Promise<CompiledContract> {
   };
   const output = JSON.parse(solc.compile(JSON.stringify(input))) as SolcOutput;
 
-  // Warnings fail too: the contract is small enough to keep warning-free.
+  // Warnings fail too: the contracts are small enough to keep warning-free.
   const problems = output.errors ?? [];
   if (problems.length > 0) {
     const text = problems.map((e) => e.formattedMessage ?? `${e.severity}: ${e.message}`).join("\n");
-    throw new Error(`solc ${solc.version()} reported problems compiling ${EIP3009_TOKEN_SOURCE_NAME}:\n${text}`);
+    throw new Error(`solc ${solc.version()} reported problems compiling ${sourceName}:\n${text}`);
   }
 
-  const contract = output.contracts?.[EIP3009_TOKEN_SOURCE_NAME]?.[EIP3009_TOKEN_CONTRACT_NAME];
+  const contract = output.contracts?.[sourceName]?.[contractName];
   const abi = contract?.abi;
   const bytecode = contract?.evm?.bytecode?.object;
   const deployedBytecode = contract?.evm?.deployedBytecode?.object;
   if (abi === undefined || !bytecode || !deployedBytecode) {
-    throw new Error(`solc output has no abi/bytecode for ${EIP3009_TOKEN_SOURCE_NAME}:${EIP3009_TOKEN_CONTRACT_NAME}`);
+    throw new Error(`solc output has no abi/bytecode for ${sourceName}:${contractName}`);
   }
   return {
-    contractName: EIP3009_TOKEN_CONTRACT_NAME,
-    sourceName: EIP3009_TOKEN_SOURCE_NAME,
+    contractName,
+    sourceName,
     solcVersion: solc.version(),
     settings: SOLC_SETTINGS,
     abi,

@@ -67,6 +67,17 @@ export class ClaimStore {
     return this.leaveClaimed(id, { state: "settled", transaction, receipt, settledAt: sql`now()` });
   }
 
+  /** Reconciliation found the payment executed on chain after its claim was left open. */
+  reconciledSettled(id: string, transaction: string): Promise<boolean> {
+    return this.leaveClaimed(id, {
+      state: "settled",
+      transaction,
+      receipt: { success: true, transaction, reconciled: true },
+      failure: "settled on chain after the read was refused; not served",
+      settledAt: sql`now()`,
+    });
+  }
+
   /** The read failed: the payment was not used and may be presented again. */
   release(id: string, reason: string): Promise<boolean> {
     return this.leaveClaimed(id, { state: "released", failure: reason.slice(0, 200) });

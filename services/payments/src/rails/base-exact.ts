@@ -5,7 +5,7 @@ import type { x402Facilitator } from "@x402/core/facilitator";
 import { toFacilitatorEvmSigner, type FacilitatorEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { ExactEvmScheme as ExactEvmServer } from "@x402/evm/exact/server";
-import { createWalletClient, defineChain, getAddress, http, publicActions, type Address, type Hex } from "viem";
+import { createPublicClient, createWalletClient, defineChain, getAddress, http, parseAbiItem, publicActions, type Address, type Hex } from "viem";
 import { privateKeyToAccount, nonceManager } from "viem/accounts";
 import type { AnyPaymentPayload, X402Rail } from "./rail.js";
 
@@ -25,13 +25,16 @@ export interface BaseConfig {
  * The facilitator's account on Base. One account settles concurrently, so its transaction
  * nonces come from viem's nonce manager ("nonce too low" otherwise).
  */
-export function baseSigner(cfg: Pick<BaseConfig, "rpcUrl" | "facilitatorKey">): FacilitatorEvmSigner {
-  const chain = defineChain({
+const baseChain = (rpcUrl: string) =>
+  defineChain({
     id: BASE_CHAIN_ID,
     name: "Base",
     nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-    rpcUrls: { default: { http: [cfg.rpcUrl] } },
+    rpcUrls: { default: { http: [rpcUrl] } },
   });
+
+export function baseSigner(cfg: Pick<BaseConfig, "rpcUrl" | "facilitatorKey">): FacilitatorEvmSigner {
+  const chain = baseChain(cfg.rpcUrl);
   const account = privateKeyToAccount(cfg.facilitatorKey, { nonceManager });
   const client = createWalletClient({ account, chain, transport: http(cfg.rpcUrl, { retryCount: 1 }), pollingInterval: 100 }).extend(
     publicActions,
@@ -69,21 +72,27 @@ function serialized() {
 }
 
 interface Eip3009Payload {
-  authorization?: { from?: string; nonce?: string };
+  authorization?: { from?: string; nonce?: string; validBefore?: string };
 }
 
 /** The EIP-3009 authorization inside a v1 or v2 exact payload. */
-export function eip3009Authorization(payload: AnyPaymentPayload): { from: string; nonce: string } | null {
+export function eip3009Authorization(payload: AnyPaymentPayload): { from: Address; nonce: Hex; validBefore: bigint } | null {
   const inner = payload.payload as Eip3009Payload | undefined;
   const a = inner?.authorization;
   if (typeof a?.from !== "string" || typeof a.nonce !== "string") return null;
   if (!/^0x[0-9a-fA-F]{40}$/.test(a.from) || !/^0x[0-9a-fA-F]{64}$/.test(a.nonce)) return null;
-  return { from: a.from, nonce: a.nonce };
+  const validBefore = /^\d{1,20}$/.test(a.validBefore ?? "") ? BigInt(a.validBefore as string) : 0n;
+  return { from: a.from as Address, nonce: a.nonce as Hex, validBefore };
 }
+
+const LOG_WINDOW_BLOCKS = 50_000n;
+const authorizationUsed = parseAbiItem("event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)");
+const authorizationStateAbi = [parseAbiItem("function authorizationState(address authorizer, bytes32 nonce) view returns (bool)")] as const;
 
 /** Base USDC, exact scheme, EIP-3009 transferWithAuthorization settled by our own facilitator. */
 export function baseExactRail(cfg: BaseConfig): X402Rail {
   const signer = baseSigner(cfg);
+  const reader = createPublicClient({ chain: baseChain(cfg.rpcUrl), transport: http(cfg.rpcUrl, { retryCount: 1 }) });
   const usdc = getAddress(cfg.usdc);
   return {
     rail: "base" satisfies Rail,
@@ -111,5 +120,16 @@ export function baseExactRail(cfg: BaseConfig): X402Rail {
       return a ? `eip3009:${BASE_CHAIN_ID}:${usdc.toLowerCase()}:${a.from.toLowerCase()}:${a.nonce.toLowerCase()}` : null;
     },
     payer: (payload) => eip3009Authorization(payload)?.from ?? null,
+    async reconcile(payload) {
+      const a = eip3009Authorization(payload);
+      if (!a) return { settled: false, expired: true };
+      const used = await reader.readContract({ address: usdc, abi: authorizationStateAbi, functionName: "authorizationState", args: [a.from, a.nonce] });
+      if (!used) return { settled: false, expired: a.validBefore * 1000n < BigInt(Date.now()) };
+      // Claims are reconciled within hours; ~28 hours of Base blocks bounds the log query.
+      const latest = await reader.getBlockNumber();
+      const fromBlock = latest > LOG_WINDOW_BLOCKS ? latest - LOG_WINDOW_BLOCKS : 0n;
+      const [log] = await reader.getLogs({ address: usdc, event: authorizationUsed, args: { authorizer: a.from, nonce: a.nonce }, fromBlock });
+      return { settled: true, transaction: log?.transactionHash ?? "" };
+    },
   };
 }

@@ -43,4 +43,11 @@ export interface X402Rail {
   paymentKey(payload: AnyPaymentPayload): string | null;
   /** The paying account, as far as the payload says. */
   payer(payload: AnyPaymentPayload): string | null;
+  /**
+   * After a restart: did this claimed payment move money on chain? Rails that cannot tell
+   * leave their open claims for an operator.
+   */
+  reconcile?(payload: AnyPaymentPayload): Promise<ChainOutcome>;
 }
+
+export type ChainOutcome = { settled: true; transaction: string } | { settled: false; expired: boolean };
