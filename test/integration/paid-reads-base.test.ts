@@ -9,7 +9,7 @@ import { createPublicClient, createWalletClient, http, numberToHex, type Hex } f
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { wrapFetchWithPayment as wrapFetchV1 } from "x402-fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Stack } from "./harness.js";
+import { Stack, until } from "./harness.js";
 
 const stack = new Stack();
 let chain: EvmChain;
@@ -82,6 +82,15 @@ describe("paid reads on Base (local EDR chain, chainId 8453)", () => {
     expect(res.headers.get("x-board-next-refresh")).toBeTruthy();
     expect(await chain.balanceOf(payTo)).toBe(before + 250_000n);
     expect(await chain.balanceOf(account.address)).toBe(750_000n);
+    // The status view shows the settlement (payments' event reaches every board replica).
+    type Status = { last_settlement_at: string | null; pending: object };
+    let status: Status = { last_settlement_at: null, pending: {} };
+    await until(async () => {
+      status = (await (await fetch(`${stack.base}/api/board/status`)).json()) as Status;
+      return status.last_settlement_at !== null;
+    });
+    expect(Date.parse(status.last_settlement_at ?? "")).toBeGreaterThan(Date.now() - 10_000);
+    expect(status.pending).not.toHaveProperty("last_settlement_at");
   });
 
   it("x402-fetch 1.x pays from the v1-dialect body with X-PAYMENT", async () => {

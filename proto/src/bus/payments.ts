@@ -65,3 +65,11 @@ export type CatalogueReply = z.infer<typeof CatalogueReply>;
 
 export const paymentsCatalogue = busEndpoint("payments", "catalogue", z.object({}), CatalogueReply);
 export const paymentsStatus = busEndpoint("payments", "status", z.object({}), PaymentsStatusReply);
+
+/**
+ * Published (core NATS, every subscriber gets it) after each settlement, so the board's
+ * status view shows the last settlement time without asking payments per read.
+ */
+export const SETTLEMENT_EVENT_SUBJECT = "payments.events.settled";
+export const SettlementEvent = z.object({ settled_at: IsoDateTime, rail: Rail, network: z.string() });
+export type SettlementEvent = z.infer<typeof SettlementEvent>;

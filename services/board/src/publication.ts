@@ -70,6 +70,8 @@ export interface Publication {
   readonly board: BoardContent;
   readonly views: ReadonlyMap<ViewName, PublishedView>;
   readonly lookups: ReadonlyMap<ViewName, PublishedLookup>;
+  /** The status view's content, re-rendered when figures other services own (last settlement) change. */
+  readonly status: Omit<BoardStatus, "freshness">;
 }
 
 /** A view made outside this module (from the board's own records), rendered and checked like the others. */
@@ -115,7 +117,7 @@ function check(content: object, schema: z.ZodObject): void {
   schema.parse({ ...content, freshness: SAMPLE_FRESHNESS });
 }
 
-function publish(board: BoardContent, content: object, schema: z.ZodObject): PublishedView {
+export function publish(board: BoardContent, content: object, schema: z.ZodObject): PublishedView {
   check(content, schema);
   return { rendered: renderView(content as Record<string, unknown>), ...sourceOf(board) };
 }
@@ -152,7 +154,8 @@ export function buildPublication(input: PublicationInput): Publication {
     put("preview", previewView(delayed), FullBoard, delayed);
   }
   const perf = input.extraViews?.find((v) => v.view === "perf")?.content as Pick<PerfView, "status" | "books"> | undefined;
-  put("status", statusView(current, input.snapshotsStored, perf ?? null), BoardStatus);
+  const status = statusView(current, input.snapshotsStored, perf ?? null);
+  put("status", status, BoardStatus);
   for (const extra of input.extraViews ?? []) put(extra.view, extra.content, extra.schema, extra.board);
 
   const lookups = buildLookups(current, reads, cards, symbols, directory);
@@ -161,7 +164,7 @@ export function buildPublication(input: PublicationInput): Publication {
     ...[...lookups].map(([name, l]): [ViewName, string] => [name, l.lookup.hash]),
   ]);
   put("state", stateView(current, input.currentHash, hashes), BoardState);
-  return { snapshotHash: input.currentHash, board: current, views, lookups };
+  return { snapshotHash: input.currentHash, board: current, views, lookups, status };
 }
 
 /** name, hold and sector: every entry and every sector rendered now, each checked against its contract. */

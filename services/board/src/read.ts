@@ -14,6 +14,8 @@ export interface ReadDeps {
   publication: () => Publication | null;
   now: () => Date;
   refreshMinutes: number;
+  /** The status view with live figures of other services; the pre-rendered one when absent. */
+  status?: (pub: Publication) => PublishedView | undefined;
 }
 
 /**
@@ -23,7 +25,7 @@ export interface ReadDeps {
 export function readView(deps: ReadDeps, req: Required<Pick<BoardReadRequest, "view">> & BoardReadRequest): BytesReply<BoardReadMeta> {
   const pub = deps.publication();
   if (!pub) throw new BusError("snapshot_unavailable", 503, "no snapshot has been published yet");
-  const view = pub.views.get(req.view) ?? resolveLookup(pub, req);
+  const view = (req.view === "status" && deps.status ? deps.status(pub) : pub.views.get(req.view)) ?? resolveLookup(pub, req);
   if (!view) {
     if (DELAYED_VIEWS.has(req.view)) throw new BusError("snapshot_unavailable", 503, "no board of an earlier trading day is stored yet");
     throw new BusError("not_implemented", 501, `view ${req.view} is not rendered yet`);

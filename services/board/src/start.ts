@@ -8,6 +8,7 @@ import type { BoardEnv } from "./env.js";
 import { buildPublication, type Publication } from "./publication.js";
 import { recordViews } from "./proof/extra-views.js";
 import { readView } from "./read.js";
+import { LiveStatus } from "./views/live-status.js";
 import { SnapshotStore } from "./store.js";
 
 export interface BoardService {
@@ -51,8 +52,11 @@ export async function startBoard(env: BoardEnv, opts: { now?: () => Date } = {})
     await republish();
     const consumer = await consumeSnapshots({ nc: rt.bus.nc, store, log: rt.log, onCaughtUp: republish });
     rt.lifecycle.onStop("snapshot consumer", () => consumer.stop());
+    const liveStatus = new LiveStatus(rt.bus.nc, rt.log);
+    rt.lifecycle.onStop("status events", await liveStatus.start());
+    const status = (pub: Publication) => liveStatus.view(pub);
     await rt.serve([
-      bindBytes(boardRead, async (req) => readView({ publication: () => publication, now, refreshMinutes: env.REFRESH_MINUTES }, req)),
+      bindBytes(boardRead, async (req) => readView({ publication: () => publication, now, refreshMinutes: env.REFRESH_MINUTES, status }, req)),
     ]);
     return { runtime: rt, store, publication: () => publication, stop: () => rt.stop() };
   } catch (err) {

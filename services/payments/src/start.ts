@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { paymentsCatalogue, paymentsClaim, paymentsRelease, paymentsRequirements, paymentsSettle, paymentsStatus, ROUTE_BY_PATH } from "@board/proto";
+import { paymentsCatalogue, paymentsClaim, paymentsRelease, paymentsRequirements, paymentsSettle, paymentsStatus, ROUTE_BY_PATH, SETTLEMENT_EVENT_SUBJECT } from "@board/proto";
 import { bind, BusError, startRuntime, type Runtime } from "@board/service-kit";
 import pkg from "../package.json" with { type: "json" };
 import { ClaimDesk } from "./claims/claim-desk.js";
@@ -45,7 +45,7 @@ export async function startPayments(env: PaymentsEnv, opts: PaymentsOptions = {}
     const book = new OfferBook(rails, ours, new URL(env.PUBLIC_BASE_URL), env.PAYMENT_TIMEOUT_SECONDS);
     await book.initialize();
     const claims = new ClaimStore(rt.database!.db);
-    const desk = new ClaimDesk(book, ours, claims, rt.log);
+    const desk = new ClaimDesk(book, ours, claims, rt.log, (event) => rt.bus.nc.publish(SETTLEMENT_EVENT_SUBJECT, JSON.stringify(event)));
     const mpp = opts.mpp ?? null;
     rt.log.info({ rails: rails.map((r) => r.rail) }, rails.length ? "payment rails offered" : "no payment rail configured: paid reads cannot be bought");
 

@@ -1,4 +1,4 @@
-import { ROUTE_BY_PATH, type ClaimReply, type ClaimRequest, type SettleReply } from "@board/proto";
+import { ROUTE_BY_PATH, type ClaimReply, type ClaimRequest, type SettleReply, type SettlementEvent } from "@board/proto";
 import { BusError, type Logger } from "@board/service-kit";
 import { encodePaymentResponseHeader } from "@x402/core/http";
 import type { FacilitatorClient } from "@x402/core/server";
@@ -27,6 +27,7 @@ export class ClaimDesk {
     private readonly ours: FacilitatorClient,
     private readonly store: ClaimStore,
     private readonly log: Logger,
+    private readonly onSettled: (event: SettlementEvent) => void = () => undefined,
   ) {}
 
   private railNamed(name: string): X402Rail | undefined {
@@ -107,11 +108,13 @@ export class ClaimDesk {
     }
     const receipt = { ...result, claim_id: claimId };
     if (!(await this.store.settled(claimId, result.transaction, receipt))) throw new BusError("payment_already_used", 402, "the claim was closed meanwhile");
+    const settledAt = new Date().toISOString();
+    this.onSettled({ settled_at: settledAt, rail: rail.rail, network: result.network });
     const header = encodePaymentResponseHeader(result);
     const headers: Record<string, string> = { "PAYMENT-RESPONSE": header };
     // x402-fetch 1.x reads its receipt from X-PAYMENT-RESPONSE.
     if (stored.version === 1) headers["X-PAYMENT-RESPONSE"] = header;
-    return { headers, transaction: result.transaction, network: result.network, settled_at: new Date().toISOString() };
+    return { headers, transaction: result.transaction, network: result.network, settled_at: settledAt };
   }
 
   async release(claimId: string, reason: string): Promise<boolean> {
