@@ -28,6 +28,8 @@ export const PaymentsEnv = baseEnv(9105)
     BASE_RPC_URL: httpUrl.optional(),
     BASE_FACILITATOR_KEY: evmKey.optional(),
     BASE_USDC_ADDRESS: evmAddress.default("0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"),
+    /** Who recovers EIP-3009 signatures: libsecp256k1 (native) or viem's pure JS (for comparison). */
+    EVM_VERIFIER: z.enum(["native", "viem"]).default("native"),
     /** Solana mainnet: exact USDC, our facilitator pays the fee. */
     PAY_TO_SOLANA: solanaAddress.optional(),
     SOLANA_RPC_URL: httpUrl.optional(),

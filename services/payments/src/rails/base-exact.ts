@@ -7,6 +7,7 @@ import { registerExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { ExactEvmScheme as ExactEvmServer } from "@x402/evm/exact/server";
 import { createPublicClient, createWalletClient, defineChain, getAddress, http, parseAbiItem, publicActions, type Address, type Hex } from "viem";
 import { privateKeyToAccount, nonceManager } from "viem/accounts";
+import { loadNativeSecp256k1, withNativeEcdsa } from "./native-ecdsa.js";
 import type { AnyPaymentPayload, X402Rail } from "./rail.js";
 
 export const BASE_NETWORK = "eip155:8453" as const;
@@ -19,6 +20,8 @@ export interface BaseConfig {
   rpcUrl: string;
   facilitatorKey: Hex;
   usdc: Address;
+  /** Who recovers EOA signatures: libsecp256k1 (native, the default) or viem's pure JS. */
+  verifier: "native" | "viem";
 }
 
 /**
@@ -33,7 +36,7 @@ const baseChain = (rpcUrl: string) =>
     rpcUrls: { default: { http: [rpcUrl] } },
   });
 
-export function baseSigner(cfg: Pick<BaseConfig, "rpcUrl" | "facilitatorKey">): FacilitatorEvmSigner {
+export function baseSigner(cfg: Pick<BaseConfig, "rpcUrl" | "facilitatorKey" | "verifier">): FacilitatorEvmSigner {
   const chain = baseChain(cfg.rpcUrl);
   const account = privateKeyToAccount(cfg.facilitatorKey, { nonceManager });
   const client = createWalletClient({ account, chain, transport: http(cfg.rpcUrl, { retryCount: 1 }), pollingInterval: 100 }).extend(
@@ -52,13 +55,17 @@ export function baseSigner(cfg: Pick<BaseConfig, "rpcUrl" | "facilitatorKey">): 
         throw err;
       }
     });
-  return toFacilitatorEvmSigner({
+  const signer = toFacilitatorEvmSigner({
     ...client,
     address: account.address,
     writeContract: (args: Parameters<FacilitatorEvmSigner["writeContract"]>[0]) =>
       broadcast(() => client.writeContract(args as Parameters<typeof client.writeContract>[0])),
     sendTransaction: (args: Parameters<FacilitatorEvmSigner["sendTransaction"]>[0]) => broadcast(() => client.sendTransaction(args)),
   } as unknown as Parameters<typeof toFacilitatorEvmSigner>[0]);
+  if (cfg.verifier === "viem") return signer;
+  const native = loadNativeSecp256k1();
+  if (!native) throw new Error("EVM_VERIFIER=native but the secp256k1 native addon cannot load");
+  return withNativeEcdsa(signer, native);
 }
 
 /** Runs tasks one after another, in call order. */

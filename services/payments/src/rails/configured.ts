@@ -13,6 +13,7 @@ export function configuredRails(env: PaymentsEnv): X402Rail[] {
         rpcUrl: env.BASE_RPC_URL,
         facilitatorKey: env.BASE_FACILITATOR_KEY as Hex,
         usdc: env.BASE_USDC_ADDRESS as Address,
+        verifier: env.EVM_VERIFIER,
       }),
     );
   }
