@@ -31,10 +31,26 @@ afterAll(async () => {
   await stack.stop();
 });
 
+/** A valid request for endpoints that take one, and the refusal it must get when it is refused. */
+const SAMPLES: Record<string, { req: unknown; refusal?: { status: number; code: string } }> = {
+  "payments.v1.requirements": { req: { path: "/api/board/regime" } },
+  "payments.v1.claim": {
+    req: { path: "/api/board/regime", carrier: "payment-signature", value: "bm90IGEgcGF5bWVudA==" },
+    refusal: { status: 402, code: "payment_invalid_header" },
+  },
+  "payments.v1.settle": { req: { claim_id: "00000000-0000-4000-8000-000000000000" }, refusal: { status: 402, code: "payment_already_used" } },
+  "payments.v1.release": { req: { claim_id: "00000000-0000-4000-8000-000000000000", reason: "contract test" } },
+};
+
 it("every endpoint on the bus answers with a reply valid against its proto schema", async () => {
   for (const ep of BUS_ENDPOINTS) {
     if (ep.body === "json") {
-      ep.reply.parse(await request(stack.nc, ep, {}));
+      const sample = SAMPLES[ep.subject];
+      if (sample?.refusal) {
+        await expect(request(stack.nc, ep, sample.req), ep.subject).rejects.toMatchObject(sample.refusal);
+        continue;
+      }
+      ep.reply.parse(await request(stack.nc, ep, sample?.req ?? {}));
       continue;
     }
     for (const view of ViewName.options) {

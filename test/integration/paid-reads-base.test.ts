@@ -3,7 +3,7 @@ import type { PaymentRequired } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { eip3009TokenAbi, startEvmChain, type EvmChain } from "@board/test-chains/evm";
-import { FullBoard, paymentsClaim } from "@board/proto";
+import { FullBoard, PAID_ROUTES, paymentsClaim } from "@board/proto";
 import { request } from "@board/service-kit";
 import { createPublicClient, createWalletClient, http, numberToHex, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -66,6 +66,18 @@ describe("paid reads on Base (local EDR chain, chainId 8453)", () => {
     expect(body.accepts.map((a) => a.network)).toEqual(["base"]);
     expect(body.accepts[0]!.maxAmountRequired).toBe("5000");
     expect(body.v2).toMatchObject({ x402Version: 2 });
+  });
+
+  it("GET /api is the whole catalogue as one 402: every paid route, its price and every offer", async () => {
+    const res = await fetch(`${stack.base}/api`);
+    expect(res.status).toBe(402);
+    const body = (await res.json()) as { routes: { path: string; price: { amount: string }; accepts: { network: string; amount: string }[] }[] };
+    const paths = body.routes.map((r) => r.path);
+    expect(paths).toEqual(PAID_ROUTES.map((r) => r.path));
+    for (const r of body.routes) {
+      expect(r.accepts.length).toBeGreaterThan(0);
+      for (const offer of r.accepts) expect(offer.amount).toBe(r.price.amount);
+    }
   });
 
   it("@x402/fetch pays and reads; the payTo balance grows by the price; PAYMENT-RESPONSE and freshness headers are present", async () => {

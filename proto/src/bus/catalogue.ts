@@ -1,6 +1,16 @@
 import { boardRead } from "./board.js";
 import { SERVICE_NAMES, type BusEndpoint } from "./endpoint.js";
+import { paymentsCatalogue, paymentsClaim, paymentsRelease, paymentsRequirements, paymentsSettle, paymentsStatus } from "./payments.js";
 import { pingEndpoint } from "./ping.js";
 
-/** Every endpoint served on the bus today: the contract test sends each one a request and checks the reply. The payments endpoints join when the payments service serves them. */
-export const BUS_ENDPOINTS: readonly BusEndpoint[] = [...SERVICE_NAMES.map((s) => pingEndpoint(s)), boardRead];
+/** Every endpoint served on the bus today: the contract test sends each one a request and checks the reply. */
+export const BUS_ENDPOINTS: readonly BusEndpoint[] = [
+  ...SERVICE_NAMES.map((s) => pingEndpoint(s)),
+  boardRead,
+  paymentsRequirements,
+  paymentsCatalogue,
+  paymentsClaim,
+  paymentsSettle,
+  paymentsRelease,
+  paymentsStatus,
+];
