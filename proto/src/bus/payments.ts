@@ -14,7 +14,14 @@ export type PaymentCarrier = z.infer<typeof PaymentCarrier>;
 const Resource = { path: z.string().startsWith("/"), query: z.string().max(2048).default("") };
 
 /** The 402 of a paid route, ready to send: the body text and its headers (PAYMENT-REQUIRED, WWW-Authenticate). */
-export const RequirementsRequest = z.object({ ...Resource, error: z.string().max(64).optional(), message: z.string().max(500).optional() });
+export const RequirementsRequest = z.object({
+  ...Resource,
+  /** Why a payment was refused (a payment_* reason code), when this 402 answers one. */
+  error: z.string().max(64).optional(),
+  message: z.string().max(500).optional(),
+  /** The refused payment was an MPP credential: answer with problem+json (RFC 9457) as MPP specifies. */
+  problem: z.boolean().optional(),
+});
 export type RequirementsRequest = z.input<typeof RequirementsRequest>;
 export const RequirementsReply = z.object({ body: z.string(), headers: z.record(z.string(), z.string()) });
 export type RequirementsReply = z.infer<typeof RequirementsReply>;

@@ -11,7 +11,8 @@ import { configuredRails } from "./rails/configured.js";
 import type { X402Rail } from "./rails/rail.js";
 import { LocalFacilitator } from "./x402/local-facilitator.js";
 import { OfferBook } from "./x402/offer-book.js";
-import { catalogue, paymentRequired, type MppChallenger } from "./x402/payment-required.js";
+import { catalogue, paymentRequired } from "./x402/payment-required.js";
+import type { MppRail } from "./rails/mpp/index.js";
 
 export interface PaymentsService {
   readonly runtime: Runtime<typeof schema>;
@@ -26,7 +27,7 @@ export interface PaymentsService {
 export interface PaymentsOptions {
   /** Rails to offer instead of those the configuration names (tests add stand-in rails). */
   rails?: X402Rail[];
-  mpp?: MppChallenger | null;
+  mpp?: MppRail | null;
 }
 
 /** Offers, verification, settlement, claims and receipts, answered on payments.v1.*. */
@@ -39,15 +40,16 @@ export async function startPayments(env: PaymentsEnv, opts: PaymentsOptions = {}
     database: { migrationsFolder: fileURLToPath(new URL("../drizzle", import.meta.url)), schema },
   });
   try {
-    const rails = opts.rails ?? configuredRails(env);
+    const configured = configuredRails(env);
+    const rails = opts.rails ?? configured.x402;
+    const mpp = opts.mpp === undefined ? configured.mpp : opts.mpp;
     const ours = new LocalFacilitator();
     for (const rail of rails) rail.register?.(ours.facilitator);
     const book = new OfferBook(rails, ours, new URL(env.PUBLIC_BASE_URL), env.PAYMENT_TIMEOUT_SECONDS);
     await book.initialize();
     const claims = new ClaimStore(rt.database!.db);
-    const desk = new ClaimDesk(book, ours, claims, rt.log, (event) => rt.bus.nc.publish(SETTLEMENT_EVENT_SUBJECT, JSON.stringify(event)));
-    const mpp = opts.mpp ?? null;
-    rt.log.info({ rails: rails.map((r) => r.rail) }, rails.length ? "payment rails offered" : "no payment rail configured: paid reads cannot be bought");
+    const desk = new ClaimDesk(book, ours, claims, rt.log, mpp, (event) => rt.bus.nc.publish(SETTLEMENT_EVENT_SUBJECT, JSON.stringify(event)));
+    rt.log.info({ rails: [...rails.map((r) => r.rail), ...(mpp ? ["mpp"] : [])] }, rails.length ? "payment rails offered" : "no payment rail configured: paid reads cannot be bought");
 
     await rt.serve([
       bind(paymentsRequirements, async (req) => {
@@ -55,7 +57,7 @@ export async function startPayments(env: PaymentsEnv, opts: PaymentsOptions = {}
         if (!route || route.kind !== "paid") throw new BusError("not_found", 404, `${req.path} is not a paid route`);
         return paymentRequired(book, mpp, route, req);
       }),
-      bind(paymentsCatalogue, async () => ({ body: await catalogue(book) })),
+      bind(paymentsCatalogue, async () => ({ body: await catalogue(book, mpp) })),
       bind(paymentsClaim, (req) => desk.claim(req)),
       bind(paymentsSettle, (req) => desk.settle(req.claim_id)),
       bind(paymentsRelease, async (req) => ({ released: await desk.release(req.claim_id, req.reason) })),

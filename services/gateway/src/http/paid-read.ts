@@ -40,7 +40,7 @@ export async function servePaidRead(
   try {
     claim = await request(deps.nc, paymentsClaim, { path: route.path, query: queryString(req), ...payment }, { timeoutMs: deps.timeoutMs * 3 });
   } catch (err) {
-    if (isBusError(err) && err.status === 402) return sendPaymentRequired(deps, req, res, route, { code: err.code });
+    if (isBusError(err) && err.status === 402) return sendPaymentRequired(deps, req, res, route, refusal(err.code, payment.carrier));
     return sendUpstreamError(res, err);
   }
 
@@ -56,13 +56,16 @@ export async function servePaidRead(
   try {
     settled = await request(deps.nc, paymentsSettle, { claim_id: claim.claim_id }, { timeoutMs: deps.timeoutMs * 10 });
   } catch (err) {
-    if (isBusError(err) && err.status === 402) return sendPaymentRequired(deps, req, res, route, { code: err.code });
+    if (isBusError(err) && err.status === 402) return sendPaymentRequired(deps, req, res, route, refusal(err.code, payment.carrier));
     return sendUpstreamError(res, err);
   }
   exposePaymentHeaders(res);
   res.setHeader("Cache-Control", "private, no-store");
   sendBoardView(req, res, read, settled.headers);
 }
+
+/** A refused MPP credential is answered in MPP's problem+json; an x402 payment in the x402 body. */
+const refusal = (code: string, carrier: PaymentCarrier) => ({ code, problem: carrier === "authorization" });
 
 async function release(deps: PaidReadDeps, claim: ClaimReply, reason: string): Promise<void> {
   try {

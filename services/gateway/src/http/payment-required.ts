@@ -18,22 +18,27 @@ export async function sendPaymentRequired(
   req: Request,
   res: Response,
   route: Route,
-  refusal?: { code: string; message?: string },
+  refusal?: { code: string; message?: string; problem?: boolean },
 ): Promise<void> {
   let reply;
   try {
     reply = await request(
       deps.nc,
       paymentsRequirements,
-      { path: route.path, query: queryString(req), ...(refusal ? { error: refusal.code, ...(refusal.message ? { message: refusal.message } : {}) } : {}) },
+      {
+        path: route.path,
+        query: queryString(req),
+        ...(refusal ? { error: refusal.code, ...(refusal.message ? { message: refusal.message } : {}), ...(refusal.problem ? { problem: true } : {}) } : {}),
+      },
       { timeoutMs: deps.timeoutMs },
     );
   } catch (err) {
     return sendUpstreamError(res, err);
   }
-  for (const [name, value] of Object.entries(reply.headers)) res.setHeader(name, value);
+  const { "Content-Type": contentType = "application/json", ...headers } = reply.headers;
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   exposePaymentHeaders(res);
-  res.status(402).type("application/json").setHeader("Cache-Control", "no-store").send(req.method === "HEAD" ? undefined : reply.body);
+  res.status(402).type(contentType).setHeader("Cache-Control", "no-store").send(req.method === "HEAD" ? undefined : reply.body);
 }
 
 /** GET /api: the whole catalogue of offers as one 402. */

@@ -3,6 +3,7 @@ import { BusError, type Logger } from "@board/service-kit";
 import { encodePaymentResponseHeader } from "@x402/core/http";
 import type { FacilitatorClient } from "@x402/core/server";
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from "@x402/core/types";
+import type { MppRail } from "../rails/mpp/index.js";
 import type { X402Rail } from "../rails/rail.js";
 import { decodePaymentHeader } from "../x402/payment-header.js";
 import { matchV1, matchV2 } from "../x402/match.js";
@@ -11,11 +12,10 @@ import { reasonCode } from "../x402/reasons.js";
 import type { ClaimStore } from "./store.js";
 
 /** What a claim keeps so that settlement (now, or reconciliation after a restart) can run. */
-interface StoredPayment {
-  version: 1 | 2;
-  payload: unknown;
-  requirement: unknown;
-}
+type StoredPayment =
+  | { version: 1 | 2; payload: unknown; requirement: unknown }
+  /** MPP: the credential and what it was checked against; `payload` holds the EIP-3009 authorization for reconciliation on Base. */
+  | { version: "mpp"; credential: string; expected: { amount: string; resource: string }; payload: { payload: { authorization: unknown } } };
 
 /**
  * The paid-read ledger: a payment is verified and claimed (unique in Postgres) before
@@ -27,6 +27,7 @@ export class ClaimDesk {
     private readonly ours: FacilitatorClient,
     private readonly store: ClaimStore,
     private readonly log: Logger,
+    private readonly mpp: MppRail | null,
     private readonly onSettled: (event: SettlementEvent) => void = () => undefined,
   ) {}
 
@@ -37,7 +38,7 @@ export class ClaimDesk {
   async claim(req: ClaimRequest): Promise<ClaimReply> {
     const route = ROUTE_BY_PATH.get(req.path);
     if (!route || route.kind !== "paid" || route.price === null) throw new BusError("not_found", 404, `${req.path} is not a paid route`);
-    if (req.carrier === "authorization") throw new BusError("payment_unsupported_scheme", 402, "MPP credentials are not accepted on this rail");
+    if (req.carrier === "authorization") return this.claimMpp(req.path, route.price, req.value);
     const decoded = decodePaymentHeader(req.value);
     if (!decoded) throw new BusError("payment_invalid_header");
 
@@ -86,12 +87,54 @@ export class ClaimDesk {
     return { claim_id: outcome.id, rail: rail.rail, network: rail.network, payer, amount: route.price.toString() };
   }
 
+  /** An MPP credential (Authorization: Payment): mppx checks the challenge binding and the signed authorization, then it is claimed by challenge id. */
+  private async claimMpp(path: string, price: bigint, credential: string): Promise<ClaimReply> {
+    if (!this.mpp) throw new BusError("payment_unsupported_scheme", 402, "MPP is not offered here");
+    const expected = { amount: price.toString(), resource: path };
+    let verified;
+    try {
+      verified = await this.mpp.verify(credential, expected);
+    } catch (err) {
+      this.log.warn({ err, rail: "mpp" }, "payment verification unavailable");
+      throw new BusError("service_unavailable", 503, "payment verification is unavailable");
+    }
+    if (!verified.ok) throw new BusError(verified.reason, 402, verified.detail);
+    const key = `mpp:${verified.key}`;
+    if (await this.store.taken(key)) throw new BusError("payment_already_used");
+    const stored: StoredPayment = { version: "mpp", credential, expected, payload: { payload: { authorization: verified.authorization } } };
+    const outcome = await this.store.claim({ paymentKey: key, rail: "mpp", network: this.mpp.network, route: path, amount: price, payer: verified.payer, payment: stored });
+    if (!outcome.ok) throw new BusError("payment_already_used");
+    return { claim_id: outcome.id, rail: "mpp", network: this.mpp.network, payer: verified.payer, amount: price.toString() };
+  }
+
+  private async settleMpp(claimId: string, stored: Extract<StoredPayment, { version: "mpp" }>): Promise<SettleReply> {
+    if (!this.mpp) throw new BusError("payment_settlement_failed", 402, "MPP is not configured");
+    let settled;
+    try {
+      settled = await this.mpp.settle(stored.credential, stored.expected);
+    } catch (err) {
+      this.log.warn({ err, claim: claimId, rail: "mpp" }, "settlement outcome unknown; left for reconciliation");
+      throw new BusError("payment_settlement_failed");
+    }
+    if (!settled.ok) {
+      await this.store.failed(claimId, settled.detail);
+      throw new BusError(settled.reason === "payment_rejected" ? "payment_settlement_failed" : settled.reason, 402, settled.detail);
+    }
+    if (!(await this.store.settled(claimId, settled.transaction, { transaction: settled.transaction, network: settled.network, receipt: settled.receipt })))
+      throw new BusError("payment_already_used", 402, "the claim was closed meanwhile");
+    const settledAt = new Date().toISOString();
+    this.onSettled({ settled_at: settledAt, rail: "mpp", network: settled.network });
+    return { headers: { "Payment-Receipt": settled.receipt }, transaction: settled.transaction, network: settled.network, settled_at: settledAt };
+  }
+
   async settle(claimId: string): Promise<SettleReply> {
     const row = await this.store.get(claimId);
     if (!row || row.state !== "claimed") throw new BusError("payment_already_used", 402, "the claim is not open");
+    const storedAny = row.payment as StoredPayment;
+    if (storedAny.version === "mpp") return this.settleMpp(claimId, storedAny);
     const rail = this.railNamed(row.rail);
     if (!rail) throw new BusError("payment_settlement_failed", 402, "the claim's rail is not configured");
-    const stored = row.payment as StoredPayment;
+    const stored = storedAny;
     let result: SettleResponse;
     try {
       result = await rail.facilitator(this.ours).settle(stored.payload as PaymentPayload, stored.requirement as PaymentRequirements);

@@ -97,8 +97,7 @@ const authorizationUsed = parseAbiItem("event AuthorizationUsed(address indexed 
 const authorizationStateAbi = [parseAbiItem("function authorizationState(address authorizer, bytes32 nonce) view returns (bool)")] as const;
 
 /** Base USDC, exact scheme, EIP-3009 transferWithAuthorization settled by our own facilitator. */
-export function baseExactRail(cfg: BaseConfig): X402Rail {
-  const signer = baseSigner(cfg);
+export function baseExactRail(cfg: BaseConfig, signer: FacilitatorEvmSigner = baseSigner(cfg)): X402Rail {
   const reader = createPublicClient({ chain: baseChain(cfg.rpcUrl), transport: http(cfg.rpcUrl, { retryCount: 1 }) });
   const usdc = getAddress(cfg.usdc);
   return {

@@ -3,11 +3,11 @@ import { encodePaymentRequiredHeader } from "@x402/core/http";
 import type { OfferBook } from "./offer-book.js";
 import { REFUSAL_ADVICE } from "./reasons.js";
 import type { ErrorCode } from "@board/proto";
+import { Errors } from "mppx";
+import type { MppRail } from "../rails/mpp/index.js";
 
 /** The MPP side of a 402: a challenge for WWW-Authenticate, when the MPP rail is configured. */
-export interface MppChallenger {
-  challenge(args: { amount: bigint; resourceUrl: string; description: string }): Promise<string> | string;
-}
+export type MppChallenger = Pick<MppRail, "challenge" | "network">;
 
 /**
  * A paid route's 402, in the layout both client generations pay from (DECISIONS.md):
@@ -21,23 +21,29 @@ export async function paymentRequired(
   book: OfferBook,
   mpp: MppChallenger | null,
   route: Route,
-  args: { path: string; query: string; error?: string | undefined; message?: string | undefined },
+  args: { path: string; query: string; error?: string | undefined; message?: string | undefined; problem?: boolean | undefined },
 ): Promise<RequirementsReply> {
   const resourceUrl = book.resourceUrl(args.path, args.query);
   const code = args.error ?? "payment_required";
   const v2 = await book.paymentRequired(route, resourceUrl, code);
   const accepts = await book.v1Accepts(route, resourceUrl);
   const message = args.message ?? REFUSAL_ADVICE[code as ErrorCode] ?? REFUSAL_ADVICE.payment_required;
-  const body = { x402Version: 1, error: code, message, resource: resourceUrl, accepts, v2 };
   const headers: Record<string, string> = { "PAYMENT-REQUIRED": encodePaymentRequiredHeader(v2) };
   if (mpp && route.price !== null) {
-    headers["WWW-Authenticate"] = await mpp.challenge({ amount: route.price, resourceUrl, description: route.summary });
+    // Scoped to the path: a cache-busting query string does not void an MPP payment.
+    headers["WWW-Authenticate"] = await mpp.challenge({ amount: route.price, resource: args.path, description: route.summary });
   }
+  if (args.problem) {
+    // An MPP credential was refused: RFC 9457 problem details as MPP specifies, with our reason code and a fresh challenge.
+    const problem = { ...new Errors.VerificationFailedError({ reason: message }).toProblemDetails(), code };
+    return { body: JSON.stringify(problem), headers: { ...headers, "Content-Type": "application/problem+json" } };
+  }
+  const body = { x402Version: 1, error: code, message, resource: resourceUrl, accepts, v2 };
   return { body: JSON.stringify(body), headers };
 }
 
 /** GET /api: every paid route with its price, tiers and every offer (v2 and v1 dialect). */
-export async function catalogue(book: OfferBook): Promise<string> {
+export async function catalogue(book: OfferBook, mpp: MppChallenger | null): Promise<string> {
   const routes = [];
   for (const route of PAID_ROUTES) {
     const resourceUrl = book.resourceUrl(route.path, "");
@@ -50,7 +56,7 @@ export async function catalogue(book: OfferBook): Promise<string> {
       tiers: route.tiers,
       accepts: offers.map((o) => ({ rail: o.rail.rail, ...o.requirement })),
       accepts_v1: await book.v1Accepts(route, resourceUrl),
-      mpp: book.rails.length > 0 ? { method: "usdc", intent: "charge", network: "eip155:8453" } : null,
+      mpp: mpp ? { method: "usdc", intent: "charge", network: mpp.network, amount: String(route.price), challenge: "WWW-Authenticate: Payment on the route's 402" } : null,
     });
   }
   return JSON.stringify({

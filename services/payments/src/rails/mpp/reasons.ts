@@ -88,8 +88,7 @@ export function reasonOf(error: Errors.PaymentError): MppReason {
   return "payment_rejected";
 }
 
-export function refusal(error: Errors.PaymentError, challengeId?: string): MppRefusal {
-  const reason = reasonOf(error);
+export function refusal(error: Errors.PaymentError, challengeId?: string, reason: MppReason = reasonOf(error)): MppRefusal {
   return { ok: false, reason, detail: error.message, problem: { ...error.toProblemDetails(challengeId), code: reason } };
 }
 

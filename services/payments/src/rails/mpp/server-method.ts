@@ -10,6 +10,7 @@ import {
   USDC_DECIMALS,
   type Eip3009Authorization,
   type Eip712Token,
+  type UsdcChargeRequest,
 } from "./method.js";
 import { UsdcRefusal, type MppReason } from "./reasons.js";
 
@@ -46,6 +47,9 @@ export interface UsdcChargeConfig {
   settleAuthorization: SettleAuthorization;
 }
 
+/** The request fields every challenge takes from the configuration; a route gives only its amount. */
+type UsdcDefaults = Pick<UsdcChargeRequest, "currency" | "recipient" | "methodDetails">;
+
 const sameAddress = (a: string, b: string) => a.toLowerCase() === b.toLowerCase();
 
 /**
@@ -59,7 +63,7 @@ export function usdcCharge(config: UsdcChargeConfig) {
   const network = networkOfChain(config.chainId);
   const target: AuthorizationTarget = { token: currency, chainId: config.chainId };
 
-  return Method.toServer(usdcMethod, {
+  return Method.toServer<typeof usdcMethod, UsdcDefaults>(usdcMethod, {
     defaults: {
       currency,
       recipient,

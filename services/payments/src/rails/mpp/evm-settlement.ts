@@ -1,0 +1,155 @@
+import {
+  BaseError,
+  ContractFunctionRevertedError,
+  createWalletClient,
+  defineChain,
+  http,
+  parseAbi,
+  publicActions,
+  type Address,
+  type Hex,
+} from "viem";
+import { nonceManager, privateKeyToAccount } from "viem/accounts";
+import type { Eip3009Authorization } from "./method.js";
+import type { MppReason } from "./reasons.js";
+import type { AuthorizationTarget, SettleAuthorization, SettlementOutcome, VerifyAuthorization } from "./server-method.js";
+
+/**
+ * What settlement needs of a facilitator account. x402's FacilitatorEvmSigner (the payments
+ * service's `baseSigner`) has this shape, so both rails can share one account, one nonce
+ * manager and one broadcast queue.
+ */
+export interface SettlementSigner {
+  readContract(args: { address: Address; abi: readonly unknown[]; functionName: string; args?: readonly unknown[] }): Promise<unknown>;
+  writeContract(args: { address: Address; abi: readonly unknown[]; functionName: string; args: readonly unknown[]; gas?: bigint }): Promise<Hex>;
+  waitForTransactionReceipt(args: { hash: Hex; timeout?: number }): Promise<{ status: string }>;
+}
+
+/** The EIP-3009 subset of FiatToken v2.2 (Base USDC): the `bytes signature` overload. */
+export const eip3009Abi = parseAbi([
+  "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
+  "function balanceOf(address account) view returns (uint256)",
+  "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)",
+]);
+
+/** FiatToken's revert strings, as our codes. */
+const REVERTS: readonly [RegExp, MppReason][] = [
+  [/authorization is used or canceled/i, "payment_already_used"],
+  [/exceeds balance|insufficient/i, "payment_insufficient_funds"],
+  [/authorization is expired|authorization is not yet valid/i, "payment_expired"],
+  [/invalid signature|ECRecover/i, "payment_invalid_signature"],
+];
+
+/** The revert reason of a call that the chain refused, or null when the error is not a revert. */
+function revertReason(err: unknown): string | null {
+  if (!(err instanceof BaseError)) return null;
+  const reverted = err.walk((e) => e instanceof ContractFunctionRevertedError);
+  if (!(reverted instanceof ContractFunctionRevertedError)) return null;
+  return reverted.reason ?? reverted.shortMessage;
+}
+
+function refusedByChain(reason: string, transaction?: Hex): SettlementOutcome {
+  const code = REVERTS.find(([pattern]) => pattern.test(reason))?.[1] ?? "payment_settlement_failed";
+  return { ok: false, reason: code, detail: `the token refused the transfer: ${reason}`, ...(transaction && { transaction }) };
+}
+
+const transferArgs = (a: Eip3009Authorization) => [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, a.signature] as const;
+
+export interface Eip3009SettlementOptions {
+  /** How long to wait for a sent transaction's receipt before calling its outcome unknown. */
+  receiptTimeoutMs?: number;
+}
+
+/** verifyAuthorization and settleAuthorization for an EIP-3009 token, through one facilitator account. */
+export function eip3009Settlement(
+  signer: SettlementSigner,
+  options: Eip3009SettlementOptions = {},
+): { verifyAuthorization: VerifyAuthorization; settleAuthorization: SettleAuthorization } {
+  const timeout = options.receiptTimeoutMs ?? 30_000;
+
+  const verifyAuthorization: VerifyAuthorization = async (a, { token }: AuthorizationTarget) => {
+    const [used, balance] = await Promise.all([
+      signer.readContract({ address: token, abi: eip3009Abi, functionName: "authorizationState", args: [a.from, a.nonce] }),
+      signer.readContract({ address: token, abi: eip3009Abi, functionName: "balanceOf", args: [a.from] }),
+    ]);
+    if (used === true) return { ok: false, reason: "payment_already_used", detail: "the authorization was already used on chain" };
+    if (typeof balance !== "bigint" || balance < a.value) return { ok: false, reason: "payment_insufficient_funds", detail: "the payer's USDC balance is below the amount" };
+    return { ok: true };
+  };
+
+  const settleAuthorization: SettleAuthorization = async (a, { token }: AuthorizationTarget) => {
+    const call = { address: token, abi: eip3009Abi, functionName: "transferWithAuthorization", args: transferArgs(a) };
+    // Simulate first: a refusal costs no gas and no nonce, and its revert reason is readable.
+    try {
+      await signer.readContract(call);
+    } catch (err) {
+      const reason = revertReason(err);
+      if (reason !== null) return refusedByChain(reason);
+      throw err;
+    }
+    let hash: Hex;
+    try {
+      hash = await signer.writeContract(call);
+    } catch (err) {
+      // A revert at gas estimation is definite (nothing was sent); anything else may have left.
+      const reason = revertReason(err);
+      if (reason !== null) return refusedByChain(reason);
+      throw err;
+    }
+    const receipt = await signer.waitForTransactionReceipt({ hash, timeout });
+    if (receipt.status !== "success") return refusedByChain("transaction reverted", hash);
+    return { ok: true, transaction: hash };
+  };
+
+  return { verifyAuthorization, settleAuthorization };
+}
+
+export interface ViemSignerConfig {
+  rpcUrl: string;
+  /** The facilitator's key (configuration; it pays the gas). */
+  facilitatorKey: Hex;
+  chainId: number;
+}
+
+/**
+ * A facilitator account over viem when none is shared: nonces from viem's nonce manager (one
+ * account settles concurrently), broadcasts one at a time in nonce order (a node may refuse
+ * a nonce that overtook its predecessor), a failed broadcast gives its nonce back.
+ */
+export function viemSettlementSigner(config: ViemSignerConfig): SettlementSigner & { address: Address } {
+  const chain = defineChain({
+    id: config.chainId,
+    name: `eip155:${config.chainId}`,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [config.rpcUrl] } },
+  });
+  const account = privateKeyToAccount(config.facilitatorKey, { nonceManager });
+  const client = createWalletClient({ account, chain, transport: http(config.rpcUrl, { retryCount: 1 }), pollingInterval: 100 }).extend(publicActions);
+  const inOrder = serialized();
+  type Read = Parameters<typeof client.readContract>[0];
+  type Write = Parameters<typeof client.writeContract>[0];
+  return {
+    address: account.address,
+    readContract: (args) => client.readContract(args as Read),
+    writeContract: (args) =>
+      inOrder(async () => {
+        try {
+          return await client.writeContract(args as Write);
+        } catch (err) {
+          nonceManager.reset({ address: account.address, chainId: config.chainId });
+          throw err;
+        }
+      }),
+    waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args),
+  };
+}
+
+/** Runs tasks one after another, in call order. */
+function serialized() {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(task: () => Promise<T>): Promise<T> => {
+    const run = tail.then(task, task);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+}
