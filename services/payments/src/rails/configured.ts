@@ -1,6 +1,7 @@
 import type { Address, Hex } from "viem";
 import type { PaymentsEnv } from "../env.js";
 import { BASE_CHAIN_ID, baseExactRail, baseSigner } from "./base-exact.js";
+import { circleBatchedRail } from "./circle-batched.js";
 import { createMppRail, eip3009Settlement, type MppRail } from "./mpp/index.js";
 import { claimsReplayStore } from "./mpp/claims-replay-store.js";
 import type { X402Rail } from "./rail.js";
@@ -26,6 +27,7 @@ export function configuredRails(env: PaymentsEnv): ConfiguredRails {
     };
     const signer = baseSigner(cfg);
     x402.push(baseExactRail(cfg, signer));
+    if (env.CIRCLE_GATEWAY_URL) x402.push(circleBatchedRail({ payTo: cfg.payTo, usdc: cfg.usdc, gatewayUrl: env.CIRCLE_GATEWAY_URL }));
     if (env.MPP_SECRET_KEY) {
       mpp = createMppRail({
         secretKey: env.MPP_SECRET_KEY,
