@@ -32,7 +32,9 @@ export async function reconcileOpenClaims(store: ClaimStore, rails: readonly X40
       }
     } catch (err) {
       result.open++;
-      log.warn({ err, claim: claim.id, rail: claim.rail }, "reconciliation could not reach the chain; claim left open");
+      // A rail may say its transaction can still land: the claim waits for a later pass.
+      if ((err as { reason?: unknown }).reason === "reconcile_pending") log.info({ claim: claim.id, rail: claim.rail }, "settlement may still land; claim left open");
+      else log.warn({ err, claim: claim.id, rail: claim.rail }, "reconciliation could not reach the chain; claim left open");
     }
   }
   if (result.settled + result.released + result.open > 0) log.info(result, "open claims reconciled");

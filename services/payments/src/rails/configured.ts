@@ -5,6 +5,7 @@ import { circleBatchedRail } from "./circle-batched.js";
 import { createMppRail, eip3009Settlement, type MppRail } from "./mpp/index.js";
 import { claimsReplayStore } from "./mpp/claims-replay-store.js";
 import type { X402Rail } from "./rail.js";
+import { solanaRails } from "./solana-exact.js";
 
 export interface ConfiguredRails {
   /** The x402 rails, in the order of the 402's `accepts`. */
@@ -41,5 +42,6 @@ export function configuredRails(env: PaymentsEnv): ConfiguredRails {
       });
     }
   }
+  x402.push(...solanaRails(env));
   return { x402, mpp };
 }
