@@ -4,6 +4,7 @@ import { BASE_CHAIN_ID, baseExactRail, baseSigner } from "./base-exact.js";
 import { circleBatchedRail } from "./circle-batched.js";
 import { createMppRail, eip3009Settlement, type MppRail } from "./mpp/index.js";
 import { claimsReplayStore } from "./mpp/claims-replay-store.js";
+import { algorandRails } from "./algorand-exact.js";
 import type { X402Rail } from "./rail.js";
 import { solanaRails } from "./solana-exact.js";
 
@@ -43,5 +44,6 @@ export function configuredRails(env: PaymentsEnv): ConfiguredRails {
     }
   }
   x402.push(...solanaRails(env));
+  x402.push(...algorandRails(env));
   return { x402, mpp };
 }
