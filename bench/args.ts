@@ -1,0 +1,85 @@
+import { parseArgs } from "node:util";
+import { z } from "zod";
+
+export const ROW_IDS = ["ceiling", "free", "status", "paid-native", "paid-viem", "reference", "recovery"] as const;
+export type RowId = (typeof ROW_IDS)[number];
+
+const positive = z.coerce.number().positive();
+const count = z.coerce.number().int().positive();
+
+/** The bench's knobs, from its command line (`npm run bench -- --duration 5`). */
+export const BenchArgs = z.object({
+  /** Seconds each measured row runs for. */
+  duration: positive.default(10),
+  /** Seconds of warm-up before each free row; paid rows warm up with `paidWarmup` payments. */
+  warmup: positive.default(2),
+  freeConcurrency: count.default(32),
+  paidConcurrency: count.default(16),
+  /** Pre-signed payments per paid row; unset: 1.5 × (warm-up rate × duration), so the duration ends the row. */
+  paidRequests: count.optional(),
+  /** Payments spent warming each paid row up. */
+  paidWarmup: count.default(96),
+  /** Upper bound on the automatic paidRequests (signing is not free). */
+  maxPaidRequests: count.default(6000),
+  /** Seconds each signature recovery is timed for. */
+  recoverySeconds: positive.default(2),
+  rows: z
+    .string()
+    .default(ROW_IDS.join(","))
+    .transform((s) => s.split(",").map((r) => r.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(ROW_IDS)).min(1)),
+  out: z.string().default("bench/results/latest.json"),
+  /** A directory: each measured run's main-thread CPU profile is written there (<row>.cpuprofile). */
+  cpuProfile: z.string().optional(),
+});
+export type BenchArgs = z.infer<typeof BenchArgs>;
+
+const HELP = `npm run bench -- [options]
+  --duration <s>           seconds per measured row (10)
+  --warmup <s>             warm-up seconds per free row (2)
+  --free-concurrency <n>   lanes for free rows and the ceiling (32)
+  --paid-concurrency <n>   lanes for paid rows (16)
+  --paid-requests <n>      pre-signed payments per paid row (auto: 1.5 x warm-up rate x duration)
+  --paid-warmup <n>        payments spent warming up each paid row (96)
+  --max-paid-requests <n>  cap on the automatic paid-requests (6000)
+  --recovery-seconds <s>   seconds per signature-recovery micro-benchmark (2)
+  --rows <list>            comma list of ${ROW_IDS.join(",")} (all)
+  --out <file>             JSON results (bench/results/latest.json)
+  --cpu-profile <dir>      write each measured run's main-thread CPU profile to <dir>/<row>.cpuprofile`;
+
+export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      duration: { type: "string" },
+      warmup: { type: "string" },
+      "free-concurrency": { type: "string" },
+      "paid-concurrency": { type: "string" },
+      "paid-requests": { type: "string" },
+      "paid-warmup": { type: "string" },
+      "max-paid-requests": { type: "string" },
+      "recovery-seconds": { type: "string" },
+      rows: { type: "string" },
+      out: { type: "string" },
+      "cpu-profile": { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+    strict: true,
+  });
+  if (values.help) return "help";
+  return BenchArgs.parse({
+    duration: values.duration,
+    warmup: values.warmup,
+    freeConcurrency: values["free-concurrency"],
+    paidConcurrency: values["paid-concurrency"],
+    paidRequests: values["paid-requests"],
+    paidWarmup: values["paid-warmup"],
+    maxPaidRequests: values["max-paid-requests"],
+    recoverySeconds: values["recovery-seconds"],
+    rows: values.rows,
+    out: values.out,
+    cpuProfile: values["cpu-profile"],
+  });
+}
+
+export const helpText = HELP;

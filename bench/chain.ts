@@ -1,0 +1,74 @@
+import type { Worker } from "node:worker_threads";
+import { BASE_CHAIN_ID, MULTICALL3_ADDRESS, type EvmChain } from "@board/test-chains/evm";
+import { defineChain, type Address, type Hash, type Hex } from "viem";
+import { tsWorker } from "./ts-worker.js";
+
+export type ChainRequest =
+  | { id: number; op: "start"; accounts: number }
+  | { id: number; op: "mint"; to: string; amount: string }
+  | { id: number; op: "balanceOf"; address: string }
+  | { id: number; op: "stop" };
+export type ChainReply = { id: number; value: unknown } | { id: number; error: string };
+type Op = ChainRequest["op"];
+type Args<O extends Op> = Omit<Extract<ChainRequest, { op: O }>, "id" | "op">;
+
+/**
+ * @board/test-chains' local EVM chain, run in a worker thread. In production the chain is a
+ * remote node; started in-process its execution and mining would land on the event loop of
+ * the servers being measured, and be counted as theirs. One chain runs at a time: starting
+ * one stops the one before.
+ */
+export class ChainThread {
+  private readonly worker: Worker = tsWorker(new URL("./chain-worker.ts", import.meta.url));
+  private nextId = 0;
+  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+
+  constructor() {
+    this.worker.on("message", (reply: ChainReply) => {
+      const p = this.pending.get(reply.id);
+      this.pending.delete(reply.id);
+      if ("error" in reply) p?.reject(new Error(reply.error));
+      else p?.resolve(reply.value);
+    });
+    this.worker.on("error", (err) => {
+      for (const p of this.pending.values()) p.reject(err);
+      this.pending.clear();
+    });
+  }
+
+  private call<O extends Op>(op: O, args: Args<O>): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const id = this.nextId++;
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ id, op, ...args });
+    });
+  }
+
+  async start(accounts: number): Promise<EvmChain> {
+    const started = (await this.call("start", { accounts })) as { rpcUrl: string; usdc: Address; accounts: Hex[] };
+    return {
+      rpcUrl: started.rpcUrl,
+      chainId: BASE_CHAIN_ID,
+      // The same chain definition as startEvmChain's (a viem chain cannot cross threads).
+      chain: defineChain({
+        id: BASE_CHAIN_ID,
+        name: "Base (local EDR)",
+        nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+        rpcUrls: { default: { http: [started.rpcUrl] } },
+        contracts: { multicall3: { address: MULTICALL3_ADDRESS } },
+      }),
+      usdc: started.usdc,
+      accounts: started.accounts,
+      mint: async (to, amount) => (await this.call("mint", { to, amount: amount.toString() })) as Hash,
+      balanceOf: async (address) => BigInt((await this.call("balanceOf", { address })) as string),
+      stop: async () => {
+        await this.call("stop", {});
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.call("stop", {}).catch(() => undefined);
+    await this.worker.terminate();
+  }
+}

@@ -1,0 +1,17 @@
+import { z } from "zod";
+
+/**
+ * Where the bench finds its infrastructure. NATS_URL unset: a private nats-server (the bench's
+ * bus must not be shared: a concurrent test run's services would answer its requests, and its
+ * stream reset would break theirs). Postgres is shared safely: the bench uses a fresh database.
+ */
+export const BenchEnv = z.object({
+  NATS_URL: z.string().min(1).optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL")
+    .default("postgres://postgres@127.0.0.1:5432/test"),
+});
+export type BenchEnv = z.infer<typeof BenchEnv>;
+
+export const loadBenchEnv = (): BenchEnv => BenchEnv.parse(process.env);

@@ -1,0 +1,125 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import os from "node:os";
+import { dirname } from "node:path";
+import type { BenchArgs } from "./args.js";
+import type { RecoveryBench } from "./ecdsa.js";
+import type { LatencySummary } from "./stats.js";
+
+export interface Machine {
+  node: string;
+  cpus: number;
+  cpuModel: string;
+  platform: string;
+  totalMemGiB: number;
+  /** 1, 5, 15-minute load averages: other work on the machine skews every figure. */
+  loadAverageBefore: number[];
+  loadAverageAfter?: number[];
+}
+
+export const machine = (): Machine => ({
+  node: process.version,
+  cpus: os.cpus().length,
+  cpuModel: os.cpus()[0]?.model ?? "unknown",
+  platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+  totalMemGiB: Math.round(os.totalmem() / 2 ** 30),
+  loadAverageBefore: os.loadavg().map((l) => Math.round(l * 100) / 100),
+});
+
+/** How busy the process under test was during a measured run. */
+export interface ServerLoad {
+  /** 0..1: the main thread's event loop, where every server under test runs. */
+  mainLoopUtilization: number;
+  processCpuMsPerRequest: number;
+  /** Process CPU time over wall time (2 = both cores of this machine). */
+  processCpuCores: number;
+  /** JSON-RPC calls the servers made to the chain, per answered request. */
+  chainCallsPerRequest: number;
+}
+
+export interface RowResult {
+  id: string;
+  label: string;
+  path: string;
+  concurrency: number;
+  sent: number;
+  ok: number;
+  failures: number;
+  statuses: Record<string, number>;
+  errors: Record<string, number>;
+  missingHeader: number;
+  elapsedSeconds: number;
+  requestsPerSecond: number;
+  latency: LatencySummary;
+  bytesPerResponse: number;
+  ratioToCeiling: number | null;
+  server?: ServerLoad;
+  warmup: { sent: number; ok: number; failures: number };
+  /** Paid rows: the payTo's USDC growth against price × 200s (warm-up included). */
+  balance?: { price: string; expected: string; actual: string; ok: boolean };
+  /** Paid rows: pre-signing, outside the timed run. */
+  signing?: { payments: number; seconds: number };
+  /** Paid rows: how far the local chain's clock ran ahead of the wall clock (a block per settlement). */
+  chainClockAheadSeconds?: number;
+  failureSamples: string[];
+  /** Set when the row could not run at all. */
+  error?: string;
+}
+
+export interface BenchReport {
+  startedAt: string;
+  machine: Machine;
+  params: BenchArgs;
+  infra: { nats: string; database: string } | null;
+  rows: RowResult[];
+  recovery: RecoveryBench[];
+  problems: string[];
+  ok: boolean;
+}
+
+const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : "-");
+
+function table(head: string[], body: string[][]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join("  ");
+  return [line(head), widths.map((w) => "-".repeat(w)).join("  "), ...body.map(line)].join("\n");
+}
+
+export function render(report: BenchReport): string {
+  const m = report.machine;
+  const load = (l: number[] | undefined) => (l ? l.join(" ") : "-");
+  const out = [`node ${m.node}, ${m.cpus} x ${m.cpuModel}, ${m.platform}; load average before ${load(m.loadAverageBefore)}, after ${load(m.loadAverageAfter)}`, ""];
+  out.push(
+    table(
+      ["row", "conc", "requests", "fail", "req/s", "p50 ms", "p99 ms", "x ceiling", "loop", "cpu ms/req", "rpc/req"],
+      report.rows.map((r) => [
+        `${r.label} ${r.path}`,
+        String(r.concurrency),
+        String(r.sent),
+        String(r.failures),
+        fmt(r.requestsPerSecond, 0),
+        fmt(r.latency.p50Ms, 2),
+        fmt(r.latency.p99Ms, 2),
+        r.ratioToCeiling === null ? "-" : r.ratioToCeiling.toFixed(r.ratioToCeiling < 0.1 ? 4 : 3),
+        r.server ? `${Math.round(r.server.mainLoopUtilization * 100)}%` : "-",
+        r.server ? fmt(r.server.processCpuMsPerRequest, r.server.processCpuMsPerRequest < 1 ? 3 : 1) : "-",
+        r.server ? fmt(r.server.chainCallsPerRequest, 1) : "-",
+      ]),
+    ),
+  );
+  for (const r of report.rows) {
+    if (r.balance) out.push(`  ${r.label}: payTo +${r.balance.actual} (expected ${r.balance.expected} = ${r.balance.price} x 200s) ${r.balance.ok ? "ok" : "MISMATCH"}`);
+    if (r.signing) out.push(`  ${r.label}: ${r.signing.payments} payments pre-signed in ${fmt(r.signing.seconds, 1)} s`);
+  }
+  if (report.recovery.length) {
+    out.push("", table(["signature recovery (one core)", "ops/s", "us/op", "wrong"], report.recovery.map((b) => [b.name, fmt(b.opsPerSecond, 0), fmt(b.usPerOp, 1), String(b.wrong)])));
+  }
+  out.push("");
+  if (report.problems.length) out.push(`FAILED: ${report.problems.length} problem(s)`, ...report.problems.map((p) => `  - ${p}`));
+  else out.push("every row ran with 0 failures");
+  return out.join("\n");
+}
+
+export async function writeReport(path: string, report: BenchReport): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, `${JSON.stringify(report, null, 2)}\n`);
+}

@@ -1,0 +1,211 @@
+import diagnostics from "node:diagnostics_channel";
+import { mkdir, writeFile } from "node:fs/promises";
+import { Session } from "node:inspector/promises";
+import path from "node:path";
+import type { EvmChain } from "@board/test-chains/evm";
+import type { PaymentRequired } from "@x402/core/types";
+import { createPublicClient, http } from "viem";
+import type { BenchArgs, RowId } from "./args.js";
+import type { ChainThread } from "./chain.js";
+import { failureCount, LoadWorker, okCount, type LoadResult } from "./loadgen.js";
+import { Payers } from "./payments.js";
+import type { RowResult, ServerLoad } from "./report.js";
+import { summarize } from "./stats.js";
+
+export const PAID_PATH = "/api/board/regime";
+const PAYERS = 8;
+/** Each payer's USDC (base units): far more than any run spends. */
+const PAYER_FUNDS = 10n ** 12n;
+/** A paid warm-up ends when its payments are spent; this only bounds a stuck one. */
+const PAID_WARMUP_CAP_MS = 60_000;
+/** Payments must stay valid this long past the chain's clock. */
+const CLOCK_MARGIN_SECONDS = 120;
+
+export const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+
+function rowOf(id: string, label: string, path: string, concurrency: number, warm: LoadResult, r: LoadResult): RowResult {
+  const elapsedSeconds = r.elapsedMs / 1000;
+  const ok = okCount(r);
+  return {
+    id,
+    label,
+    path,
+    concurrency,
+    sent: r.sent,
+    ok,
+    failures: failureCount(r),
+    statuses: r.statuses,
+    errors: r.errors,
+    missingHeader: r.missingHeader,
+    elapsedSeconds,
+    // Only successful answers count: a fast refusal is not throughput.
+    requestsPerSecond: ok / elapsedSeconds,
+    latency: summarize(r.samplesMs),
+    bytesPerResponse: r.samplesMs.length ? Math.round(r.bodyBytes / r.samplesMs.length) : 0,
+    ratioToCeiling: null,
+    warmup: { sent: warm.sent, ok: okCount(warm), failures: failureCount(warm) },
+    failureSamples: [...warm.failureSamples, ...r.failureSamples].slice(0, 5),
+  };
+}
+
+/** Runs the rows: load through the worker, checks, and the failures that make the bench fail. */
+export class Bench {
+  readonly rows: RowResult[] = [];
+  readonly problems: string[] = [];
+  private readonly loader = new LoadWorker();
+
+  constructor(private readonly args: BenchArgs) {}
+
+  want(id: RowId): boolean {
+    return this.args.rows.includes(id);
+  }
+
+  /** A row that failed to run still appears, with its error, and fails the bench. */
+  async row(id: RowId, label: string, path: string, concurrency: number, measure: () => Promise<RowResult>): Promise<RowResult | null> {
+    if (!this.want(id)) return null;
+    log(`${label} ${path} (c=${concurrency}) ...`);
+    try {
+      const r = await measure();
+      this.rows.push(r);
+      if (r.failures > 0 || r.warmup.failures > 0) {
+        this.problems.push(`${label} ${path}: ${r.failures} failed of ${r.sent} (warm-up ${r.warmup.failures} of ${r.warmup.sent}); statuses ${JSON.stringify(r.statuses)}, errors ${JSON.stringify(r.errors)}, 200s without the required header ${r.missingHeader}${r.failureSamples.map((f) => `\n      ${f}`).join("")}`);
+      }
+      if (r.balance && !r.balance.ok) this.problems.push(`${label} ${path}: payTo grew by ${r.balance.actual}, expected ${r.balance.expected}`);
+      log(`  ${r.requestsPerSecond.toFixed(0)} req/s, p50 ${r.latency.p50Ms.toFixed(2)} ms, p99 ${r.latency.p99Ms.toFixed(2)} ms, ${r.failures} failures`);
+      return r;
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.problems.push(`${label} ${path}: did not run: ${message}`);
+      this.rows.push({ ...rowOf(id, label, path, concurrency, emptyResult(), emptyResult()), error: message });
+      log(`  did not run: ${message}`);
+      return null;
+    }
+  }
+
+  /** Warm-up for `warmup` seconds, then `duration` seconds measured, on the same connections. */
+  async timed(id: string, label: string, origin: string, path: string): Promise<RowResult> {
+    const c = this.args.freeConcurrency;
+    const warm = await this.loader.run({ origin, path, concurrency: c, durationMs: this.args.warmup * 1000 });
+    const { result: r, server } = await this.observed(id, () => this.loader.run({ origin, path, concurrency: c, durationMs: this.args.duration * 1000 }));
+    return { ...rowOf(id, label, path, c, warm, r), server };
+  }
+
+  /**
+   * A paid row: every request carries its own payment, signed before the run. The warm-up
+   * spends `paidWarmup` payments and sizes the measured run (1.5 x its rate x duration, so the
+   * duration ends it); afterwards the payTo must have grown by exactly price x 200s.
+   */
+  async paid(id: string, label: string, origin: string, required: PaymentRequired, chain: RowChain, balance: () => Promise<bigint>): Promise<RowResult> {
+    const payers = chain.payers;
+    const c = this.args.paidConcurrency;
+    const offer = required.accepts[0];
+    if (!offer) throw new Error(`${origin}${PAID_PATH} offers no way to pay`);
+    const price = BigInt(offer.amount);
+    const spec = { origin, path: PAID_PATH, concurrency: c, header: "payment-signature", requireHeader: "payment-response" };
+    const before = await balance();
+    const warm = await this.loader.run({ ...spec, values: await payers.sign(required, this.args.paidWarmup), durationMs: PAID_WARMUP_CAP_MS });
+    const warmRate = okCount(warm) / (warm.elapsedMs / 1000);
+    const wanted = this.args.paidRequests ?? Math.min(this.args.maxPaidRequests, Math.max(4 * c, Math.ceil(1.5 * warmRate * this.args.duration)));
+    // Each payment moves the chain's clock a second on: stay clear of the payments' validBefore.
+    const room = Math.floor(offer.maxTimeoutSeconds - (await chain.lead()) - CLOCK_MARGIN_SECONDS);
+    if (room < 4 * c) throw new Error(`the chain's clock is ${Math.round(await chain.lead())} s ahead: no room left for payments`);
+    const n = Math.min(wanted, room);
+    const signStart = performance.now();
+    const values = await payers.sign(required, n);
+    const signing = { payments: n, seconds: (performance.now() - signStart) / 1000 };
+    // An explicit --paid-requests runs to the last payment; otherwise the duration ends the run.
+    const durationMs = this.args.paidRequests ? 30 * 60_000 : this.args.duration * 1000;
+    const { result: r, server } = await this.observed(id, () => this.loader.run({ ...spec, values, durationMs }));
+    const after = await balance();
+    const served = BigInt((warm.statuses["200"] ?? 0) + (r.statuses["200"] ?? 0));
+    const row = { ...rowOf(id, label, PAID_PATH, c, warm, r), server };
+    row.signing = signing;
+    row.chainClockAheadSeconds = Math.round(await chain.lead());
+    row.balance = { price: price.toString(), expected: (price * served).toString(), actual: (after - before).toString(), ok: after - before === price * served };
+    return row;
+  }
+
+  /**
+   * How busy this process was during a run: the main thread's event-loop utilization (every
+   * server under test shares that one loop; the chain has its own thread) and the process's
+   * CPU time per answered request (the load generator's and the chain's threads included), and
+   * the JSON-RPC calls the servers made to the chain per answered request.
+   */
+  private async observed(id: string, run: () => Promise<LoadResult>): Promise<{ result: LoadResult; server: ServerLoad }> {
+    const profiler = this.args.cpuProfile ? await startProfile() : null;
+    // Every undici/fetch request of this thread is a JSON-RPC call to the chain (the load
+    // generator's requests are made in its own thread, which has its own channels).
+    let rpcCalls = 0;
+    const countCall = () => void rpcCalls++;
+    diagnostics.subscribe("undici:request:create", countCall);
+    const elu = performance.eventLoopUtilization();
+    const cpu = process.cpuUsage();
+    const result = await run().finally(() => diagnostics.unsubscribe("undici:request:create", countCall));
+    const used = process.cpuUsage(cpu);
+    const utilization = performance.eventLoopUtilization(elu).utilization;
+    if (profiler && this.args.cpuProfile) await profiler.stop(path.join(this.args.cpuProfile, `${id}.cpuprofile`));
+    const answered = Math.max(1, result.samplesMs.length);
+    return {
+      result,
+      server: {
+        mainLoopUtilization: utilization,
+        chainCallsPerRequest: rpcCalls / answered,
+        processCpuMsPerRequest: (used.user + used.system) / 1000 / answered,
+        processCpuCores: (used.user + used.system) / 1000 / result.elapsedMs,
+      },
+    };
+  }
+
+  close(): Promise<void> {
+    return this.loader.close();
+  }
+}
+
+/** The main thread's CPU profiler (where the servers run), for --cpu-profile. */
+async function startProfile(): Promise<{ stop(file: string): Promise<void> }> {
+  const session = new Session();
+  session.connect();
+  await session.post("Profiler.enable");
+  await session.post("Profiler.start");
+  return {
+    async stop(file) {
+      const { profile } = await session.post("Profiler.stop");
+      session.disconnect();
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, JSON.stringify(profile));
+      log(`  CPU profile: ${file}`);
+    },
+  };
+}
+
+function emptyResult(): LoadResult {
+  return { samplesMs: new Float64Array(0), elapsedMs: 0, sent: 0, statuses: {}, errors: {}, missingHeader: 0, bodyBytes: 0, failureSamples: [] };
+}
+
+/** A fresh local chain with funded payers, and how far its clock runs ahead of the wall clock. */
+export interface RowChain {
+  chain: EvmChain;
+  payers: Payers;
+  /** Seconds the chain's latest block is ahead of now. */
+  lead(): Promise<number>;
+}
+
+/**
+ * One fresh chain per paid row. EDR automines a block per settlement and gives each block a
+ * timestamp one second after the last, so under load its clock runs ahead of the wall clock
+ * by about a second per payment; a payment whose validBefore (wall clock + maxTimeoutSeconds)
+ * the chain has passed cannot settle. A fresh chain starts each row at the wall clock.
+ */
+export async function rowChain(thread: ChainThread): Promise<RowChain> {
+  const chain = await thread.start(2);
+  try {
+    const payers = await Payers.fund(chain, PAYERS, PAYER_FUNDS);
+    const rpc = createPublicClient({ chain: chain.chain, transport: http(chain.rpcUrl) });
+    const lead = async () => Number((await rpc.getBlock()).timestamp) - Date.now() / 1000;
+    return { chain, payers, lead };
+  } catch (err) {
+    await chain.stop();
+    throw err;
+  }
+}
+

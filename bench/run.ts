@@ -1,0 +1,165 @@
+import os from "node:os";
+import type { EvmChain } from "@board/test-chains/evm";
+import { request } from "undici";
+import type { Address, Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { helpText, parseBenchArgs, type RowId } from "./args.js";
+import { startBareServer, type BareServer } from "./ceiling.js";
+import { benchRecovery } from "./ecdsa.js";
+import { loadBenchEnv } from "./env.js";
+import { ChainThread } from "./chain.js";
+import { benchInfra, type BenchInfra } from "./infra.js";
+import { paymentRequiredOf } from "./payments.js";
+import { startReference } from "./reference.js";
+import { machine, render, writeReport, type BenchReport } from "./report.js";
+import { Bench, log, PAID_PATH, rowChain, type RowChain } from "./rows.js";
+import { BenchStack } from "./stack.js";
+
+const FREE_PATH = "/api/board/free";
+const STATUS_PATH = "/api/board/status";
+/** The stack's offer validity (its maximum); the reference is given the same. */
+const PAYMENT_TIMEOUT_SECONDS = 3600;
+
+/** The bytes a GET answers with 200, without Accept-Encoding (what the load generator asks for too). */
+async function bytesOf(url: string, headers: Record<string, string> = {}): Promise<Buffer> {
+  const res = await request(url, { headers });
+  const body = Buffer.from(await res.body.arrayBuffer());
+  if (res.statusCode !== 200) throw new Error(`GET ${url}: ${res.statusCode} ${body.toString("utf8", 0, 300)}`);
+  return body;
+}
+
+/**
+ * npm run bench: the ceiling, free reads and x402 paid reads through the stack, the x402
+ * reference, and the two signature recoveries; a table on stdout, JSON in bench/results.
+ */
+async function main(): Promise<number> {
+  const parsed = parseBenchArgs(process.argv.slice(2));
+  if (parsed === "help") {
+    console.log(helpText);
+    return 0;
+  }
+  const args = parsed;
+  const report: BenchReport = { startedAt: new Date().toISOString(), machine: machine(), params: args, infra: null, rows: [], recovery: [], problems: [], ok: false };
+  const bench = new Bench(args);
+
+  // First, on a quiet process: the two signature recoveries alone.
+  if (bench.want("recovery")) {
+    log("signature recovery, one core ...");
+    report.recovery = await benchRecovery(args.recoverySeconds);
+    for (const b of report.recovery) if (b.wrong > 0) bench.problems.push(`${b.name}: ${b.wrong} recoveries gave a wrong address`);
+  }
+
+  const loadRows: RowId[] = ["ceiling", "free", "status", "paid-native", "paid-viem", "reference"];
+  let infra: BenchInfra | null = null;
+  let stack: BenchStack | null = null;
+  let bare: BareServer | null = null;
+  let reference = null as BareServer | null;
+  let chains: ChainThread | null = null;
+  let chain: RowChain | null = null;
+  const closeChain = async () => {
+    await chain?.chain.stop();
+    chain = null;
+  };
+  try {
+    if (loadRows.some((r) => bench.want(r))) {
+      infra = await benchInfra(loadBenchEnv());
+      report.infra = { nats: infra.nats, database: "fresh database on DATABASE_URL" };
+      log(`starting the stack (gateway, board, payments) on ${infra.nats} ...`);
+      stack = new BenchStack(infra);
+      const s = stack;
+      await s.start();
+      const chainThread = (chains = new ChainThread());
+      const payTo: Address = privateKeyToAccount(generatePrivateKey()).address;
+      const paymentsEnv = (verifier: "native" | "viem", evm: EvmChain) => ({
+        PAY_TO_BASE: payTo,
+        BASE_RPC_URL: evm.rpcUrl,
+        BASE_FACILITATOR_KEY: evm.accounts[0] as Hex,
+        PUBLIC_BASE_URL: "http://127.0.0.1:8080",
+        EVM_VERIFIER: verifier,
+        PAYMENT_TIMEOUT_SECONDS: String(PAYMENT_TIMEOUT_SECONDS),
+      });
+
+      // The bytes every row serves, taken from the stack once (one paid read for the regime body).
+      const freeBody = await bytesOf(`${s.base}${FREE_PATH}`);
+      chain = await rowChain(chainThread);
+      await s.startPayments(paymentsEnv("native", chain.chain));
+      const stackRequired = await paymentRequiredOf(`${s.base}${PAID_PATH}`);
+      const offer = stackRequired.accepts[0];
+      if (!offer) throw new Error("the stack's 402 offers nothing");
+      const [onePayment] = await chain.payers.sign(stackRequired, 1);
+      const regimeBody = await bytesOf(`${s.base}${PAID_PATH}`, { "payment-signature": onePayment as string });
+      log(`bodies: ${FREE_PATH} ${freeBody.length} B, ${PAID_PATH} ${regimeBody.length} B`);
+
+      bare = await startBareServer(new Map([[FREE_PATH, freeBody]]));
+      const b = bare;
+      const ceiling = await bench.row("ceiling", "ceiling (bare node:http)", FREE_PATH, args.freeConcurrency, () => bench.timed("ceiling", "ceiling (bare node:http)", b.base, FREE_PATH));
+      await bare.stop();
+      bare = null;
+
+      await bench.row("free", "free read, stack", FREE_PATH, args.freeConcurrency, () => bench.timed("free", "free read, stack", s.base, FREE_PATH));
+      await bench.row("status", "free read, stack", STATUS_PATH, args.freeConcurrency, () => bench.timed("status", "free read, stack", s.base, STATUS_PATH));
+
+      const stackRow = async (id: RowId, label: string, verifier: "native" | "viem") =>
+        bench.row(id, label, PAID_PATH, args.paidConcurrency, async () => {
+          await closeChain();
+          const c = (chain = await rowChain(chainThread));
+          await s.startPayments(paymentsEnv(verifier, c.chain));
+          return bench.paid(id, label, s.base, await paymentRequiredOf(`${s.base}${PAID_PATH}`), c, () => c.chain.balanceOf(payTo));
+        });
+      await stackRow("paid-native", "x402 paid, stack (native ecdsa)", "native");
+      await stackRow("paid-viem", "x402 paid, stack (EVM_VERIFIER=viem)", "viem");
+      await s.stopPayments();
+
+      await bench.row("reference", "x402 reference (@x402/express)", PAID_PATH, args.paidConcurrency, async () => {
+        await closeChain();
+        const c = (chain = await rowChain(chainThread));
+        const ref = (reference = await startReference({
+          path: PAID_PATH,
+          body: regimeBody,
+          price: BigInt(offer.amount),
+          payTo,
+          usdc: c.chain.usdc,
+          rpcUrl: c.chain.rpcUrl,
+          facilitatorKey: c.chain.accounts[1] as Hex,
+          maxTimeoutSeconds: offer.maxTimeoutSeconds,
+        }));
+        const required = await paymentRequiredOf(`${ref.base}${PAID_PATH}`);
+        const theirs = required.accepts[0];
+        if (!theirs || theirs.amount !== offer.amount || theirs.payTo !== offer.payTo || theirs.asset !== offer.asset || theirs.network !== offer.network || theirs.maxTimeoutSeconds !== offer.maxTimeoutSeconds) {
+          throw new Error(`the reference's offer differs from the stack's: ${JSON.stringify(theirs)} vs ${JSON.stringify(offer)}`);
+        }
+        return bench.paid("reference", "x402 reference (@x402/express)", ref.base, required, c, () => c.chain.balanceOf(payTo));
+      });
+
+      const ceilingRps = ceiling?.requestsPerSecond;
+      if (ceilingRps) for (const r of bench.rows) r.ratioToCeiling = r.requestsPerSecond / ceilingRps;
+    }
+  } catch (err) {
+    bench.problems.push(`the bench stopped: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  } finally {
+    await bench.close();
+    await bare?.stop();
+    await reference?.stop();
+    await stack?.stop().catch((err: unknown) => bench.problems.push(`stopping the stack: ${String(err)}`));
+    await closeChain();
+    await chains?.close();
+    await infra?.stop();
+  }
+
+  report.machine.loadAverageAfter = os.loadavg().map((l) => Math.round(l * 100) / 100);
+  report.rows = bench.rows;
+  report.problems = bench.problems;
+  report.ok = bench.problems.length === 0;
+  await writeReport(args.out, report);
+  console.log(render(report));
+  console.log(`\nresults: ${args.out}`);
+  return report.ok ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,78 @@
+import { ensureSnapshotStream } from "@board/service-kit";
+import { deleteSnapshotStream, fixtureSnapshot, freshDatabase, type TestDatabase } from "@board/service-kit/testing";
+import { connect, type NatsConnection } from "nats";
+import { BoardEnv } from "../services/board/src/env.js";
+import { startBoard, type BoardService } from "../services/board/src/start.js";
+import { GatewayEnv } from "../services/gateway/src/env.js";
+import { startGateway, type GatewayService } from "../services/gateway/src/start.js";
+import { PaymentsEnv } from "../services/payments/src/env.js";
+import { startPayments, type PaymentsService } from "../services/payments/src/start.js";
+import type { BenchInfra } from "./infra.js";
+
+/**
+ * Gateway, board and payments in this process on the real NATS and a fresh Postgres database,
+ * as test/integration/harness.ts brings them up (that harness takes its infrastructure from
+ * vitest's inject; this one is handed it).
+ */
+export class BenchStack {
+  nc!: NatsConnection;
+  db!: TestDatabase;
+  board: BoardService | null = null;
+  payments: PaymentsService | null = null;
+  gateway: GatewayService | null = null;
+
+  constructor(private readonly infra: BenchInfra) {}
+
+  get base(): string {
+    if (!this.gateway) throw new Error("gateway not started");
+    return `http://127.0.0.1:${this.gateway.port}`;
+  }
+
+  async start(): Promise<void> {
+    this.nc = await connect({ servers: this.infra.natsUrl });
+    await deleteSnapshotStream(this.nc);
+    await ensureSnapshotStream(this.nc);
+    this.db = await freshDatabase(this.infra.databaseUrl);
+    this.gateway = await startGateway(
+      GatewayEnv.parse({ NATS_URL: this.infra.natsUrl, PORT: 0, HOST: "127.0.0.1", HEALTH_PORT: 0, LOG_LEVEL: "warn", BUS_TIMEOUT_MS: 2000 }),
+    );
+    this.board = await startBoard(BoardEnv.parse({ NATS_URL: this.infra.natsUrl, DATABASE_URL: this.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" }));
+    // Two days, as the integration tests publish them: the board serves the second.
+    const publish = (s: unknown) => this.nc.jetstream().publish("board.snapshots.v1", new TextEncoder().encode(JSON.stringify(s)));
+    await publish(fixtureSnapshot({ asofDaily: "2026-11-19", computedAt: "2026-11-19T13:00:00-08:00", seed: 1 }));
+    await publish(fixtureSnapshot({ asofDaily: "2026-11-20", computedAt: "2026-11-20T09:55:00-08:00", seed: 2, intraday: true }));
+    await this.untilCurrent("2026-11-20");
+  }
+
+  /** (Re)starts the payments service on this stack's bus and database with `env` (rails, payTo, keys, verifier). */
+  async startPayments(env: Record<string, string>): Promise<PaymentsService> {
+    await this.stopPayments();
+    this.payments = await startPayments(
+      PaymentsEnv.parse({ NATS_URL: this.infra.natsUrl, DATABASE_URL: this.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn", ...env }),
+    );
+    return this.payments;
+  }
+
+  async stopPayments(): Promise<void> {
+    await this.payments?.stop();
+    this.payments = null;
+  }
+
+  async stop(): Promise<void> {
+    await this.gateway?.stop();
+    await this.stopPayments();
+    await this.board?.stop();
+    await this.nc?.close();
+    await this.db?.drop();
+  }
+
+  private async untilCurrent(asof: string): Promise<void> {
+    const end = Date.now() + 15_000;
+    while (Date.now() < end) {
+      const r = await fetch(`${this.base}/api/board/status`);
+      if (r.status === 200 && ((await r.json()) as { asof_daily?: string }).asof_daily === asof) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`the board did not serve ${asof} within 15 s`);
+  }
+}
