@@ -1,6 +1,7 @@
 import { ensureSnapshotStream } from "@board/service-kit";
 import { deleteSnapshotStream, fixtureSnapshot, freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
 import { connect, type NatsConnection } from "nats";
+import { expect } from "vitest";
 import { BoardEnv } from "../../services/board/src/env.js";
 import { startBoard, type BoardService } from "../../services/board/src/start.js";
 import { GatewayEnv } from "../../services/gateway/src/env.js";
@@ -48,6 +49,19 @@ export class Stack {
     return this.payments;
   }
 
+  /** Waits until the gateway serves the board of `asofDaily` (publishTwoDays' current day). */
+  async untilServing(asofDaily = "2026-11-20") {
+    await until(async () => {
+      const r = await fetch(`${this.base}/api/board/status`);
+      return r.status === 200 && ((await r.json()) as { asof_daily: string }).asof_daily === asofDaily;
+    });
+  }
+
+  /** GET with a payment in `header` (PAYMENT-SIGNATURE unless told). */
+  paidGet(path: string, payment: string, header = "payment-signature") {
+    return fetch(`${this.base}${path}`, { headers: { [header]: payment } });
+  }
+
   async stopPayments() {
     await this.payments?.stop();
     this.payments = null;
@@ -74,6 +88,15 @@ export class Stack {
     await this.nc?.close();
     await this.db?.drop();
   }
+}
+
+/** Checks a refused payment's 402 (offers again, advice in `message`) and returns its reason code. */
+export async function refusal(res: Response): Promise<string> {
+  expect(res.status).toBe(402);
+  expect(res.headers.get("payment-required")).toBeTruthy();
+  const body = (await res.json()) as { error: string; message: string };
+  expect(body.message.length).toBeGreaterThan(10);
+  return body.error;
 }
 
 export async function until(cond: () => boolean | Promise<boolean>, ms = 10_000) {

@@ -10,7 +10,7 @@ import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { algorandExactRail, paymentGroup } from "../../services/payments/src/rails/algorand-exact.js";
 import { LocalFacilitator } from "../../services/payments/src/x402/local-facilitator.js";
-import { Stack } from "./harness.js";
+import { refusal, Stack } from "./harness.js";
 
 const stack = new Stack();
 let algod: AlgodStandIn;
@@ -39,11 +39,7 @@ beforeAll(async () => {
   await stack.startBoard();
   await stack.publishTwoDays();
   await startPayments();
-  for (let i = 0; i < 100; i++) {
-    const r = await fetch(`${stack.base}/api/board/status`);
-    if (r.status === 200 && ((await r.json()) as { asof_daily: string }).asof_daily === "2026-11-20") break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await stack.untilServing();
 }, 60_000);
 afterAll(async () => {
   await stack.stop();
@@ -83,15 +79,7 @@ async function signedPayment(account: AlgodStandInAccount, path: string, alter?:
 }
 
 const decode = (payment: string) => JSON.parse(Buffer.from(payment, "base64").toString()) as PaymentPayload;
-const paidGet = (path: string, payment: string, header = "payment-signature") => fetch(`${stack.base}${path}`, { headers: { [header]: payment } });
 
-async function refusal(res: Response): Promise<string> {
-  expect(res.status).toBe(402);
-  expect(res.headers.get("payment-required")).toBeTruthy();
-  const body = (await res.json()) as { error: string; message: string };
-  expect(body.message.length).toBeGreaterThan(10);
-  return body.error;
-}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
@@ -150,7 +138,7 @@ describe("paid reads on Algorand (algod stand-in, mainnet USDC ASA)", () => {
     for (let i = 0; i < 10; i++) {
       const payment = await signedPayment(account, "/api/board/regime");
       const started = performance.now();
-      const res = await paidGet("/api/board/regime", payment);
+      const res = await stack.paidGet("/api/board/regime", payment);
       times.push(performance.now() - started);
       expect(res.status).toBe(200);
     }
@@ -163,7 +151,7 @@ describe("paid reads on Algorand (algod stand-in, mainnet USDC ASA)", () => {
     const before = algod.balanceOf(payTo);
     const payment = await signedPayment(account, "/api/board/regime", (pr) => void (pr.accepts[0]!.network = algod.networkFull));
     expect(decode(payment).accepted.network).toBe(algod.networkFull);
-    const res = await paidGet("/api/board/regime", payment);
+    const res = await stack.paidGet("/api/board/regime", payment);
     expect(res.status).toBe(200);
     expect(decodePaymentResponseHeader(res.headers.get("payment-response")!)).toMatchObject({ success: true });
     expect(algod.balanceOf(payTo)).toBe(before + 5_000n);
@@ -175,9 +163,9 @@ describe("single use and refusals", () => {
     const account = payer(100_000n);
     const payment = await signedPayment(account, "/api/board/regime");
     const before = { payTo: algod.balanceOf(payTo), groups: algod.submitted().length };
-    expect((await paidGet("/api/board/regime", payment)).status).toBe(200);
-    expect(await refusal(await paidGet("/api/board/regime", payment))).toBe("payment_already_used");
-    expect(await refusal(await paidGet("/api/board/regime", payment, "x-payment"))).toBe("payment_already_used");
+    expect((await stack.paidGet("/api/board/regime", payment)).status).toBe(200);
+    expect(await refusal(await stack.paidGet("/api/board/regime", payment))).toBe("payment_already_used");
+    expect(await refusal(await stack.paidGet("/api/board/regime", payment, "x-payment"))).toBe("payment_already_used");
     expect(algod.balanceOf(payTo)).toBe(before.payTo + 5_000n);
     expect(algod.submitted()).toHaveLength(before.groups + 1);
   });
@@ -185,7 +173,7 @@ describe("single use and refusals", () => {
   it("the chain refuses a group already settled: our facilitator names it already used", async () => {
     const account = payer(100_000n);
     const payment = await signedPayment(account, "/api/board/regime");
-    expect((await paidGet("/api/board/regime", payment)).status).toBe(200);
+    expect((await stack.paidGet("/api/board/regime", payment)).status).toBe(200);
     // Past the claims table, straight to the facilitator: algod's own refusal, renamed by the rail.
     const ours = new LocalFacilitator();
     const r = rail();
@@ -199,7 +187,7 @@ describe("single use and refusals", () => {
     const account = payer(100_000n);
     const payment = await signedPayment(account, "/api/board/movers");
     const before = { payTo: algod.balanceOf(payTo), groups: algod.submitted().length };
-    const results = await Promise.all(Array.from({ length: 10 }, () => paidGet("/api/board/movers", payment)));
+    const results = await Promise.all(Array.from({ length: 10 }, () => stack.paidGet("/api/board/movers", payment)));
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     for (const r of results.filter((r) => r.status !== 200)) expect(await refusal(r)).toBe("payment_already_used");
     expect(algod.balanceOf(payTo)).toBe(before.payTo + 5_000n);
@@ -209,9 +197,9 @@ describe("single use and refusals", () => {
   it("refuses a payer without the USDC, or not holding USDC at all, as insufficient funds", async () => {
     const before = algod.balanceOf(payTo);
     const poor = payer(1_000n);
-    expect(await refusal(await paidGet("/api/board/regime", await signedPayment(poor, "/api/board/regime")))).toBe("payment_insufficient_funds");
+    expect(await refusal(await stack.paidGet("/api/board/regime", await signedPayment(poor, "/api/board/regime")))).toBe("payment_insufficient_funds");
     const notOptedIn = payer(0n, { optIn: false });
-    expect(await refusal(await paidGet("/api/board/regime", await signedPayment(notOptedIn, "/api/board/regime")))).toBe("payment_insufficient_funds");
+    expect(await refusal(await stack.paidGet("/api/board/regime", await signedPayment(notOptedIn, "/api/board/regime")))).toBe("payment_insufficient_funds");
     expect(algod.balanceOf(payTo)).toBe(before);
     expect(algod.balanceOf(poor.address)).toBe(1_000n);
   });
@@ -226,12 +214,12 @@ describe("single use and refusals", () => {
     ];
     for (const [name, alter, code] of cases) {
       const payment = await signedPayment(account, "/api/board/regime", alter, false);
-      expect(await refusal(await paidGet("/api/board/regime", payment)), name).toBe(code);
+      expect(await refusal(await stack.paidGet("/api/board/regime", payment)), name).toBe(code);
     }
     // A group whose members disagree on the group id has no payment key: refused before any claim.
     const [first, second] = [decode(await signedPayment(account, "/api/board/regime")), decode(await signedPayment(account, "/api/board/regime"))];
     const mixed = { ...first, payload: { ...first.payload, paymentGroup: [(second.payload.paymentGroup as string[])[0], (first.payload.paymentGroup as string[])[1]] } };
-    expect(await refusal(await paidGet("/api/board/regime", Buffer.from(JSON.stringify(mixed)).toString("base64")))).toBe("payment_invalid_header");
+    expect(await refusal(await stack.paidGet("/api/board/regime", Buffer.from(JSON.stringify(mixed)).toString("base64")))).toBe("payment_invalid_header");
     expect(algod.balanceOf(account.address)).toBe(100_000n);
   });
 
@@ -240,7 +228,7 @@ describe("single use and refusals", () => {
     const payment = await signedPayment(account, "/api/board/regime");
     const { payment: transfer } = paymentGroup(decode(payment))!;
     algod.advanceRounds(Number(transfer.lastValid - algod.currentRound()) + 1);
-    expect(await refusal(await paidGet("/api/board/regime", payment))).toBe("payment_expired");
+    expect(await refusal(await stack.paidGet("/api/board/regime", payment))).toBe("payment_expired");
   });
 });
 
@@ -274,8 +262,8 @@ describe("reconciliation after a restart", () => {
     expect((await stack.payments!.reconcile()).released).toBeGreaterThanOrEqual(1);
     expect(await claims.get(b.claim_id)).toMatchObject({ state: "released" });
     expect(algod.balanceOf(stranded.address)).toBe(5_000n);
-    expect(await refusal(await paidGet("/api/board/regime", movedPayment))).toBe("payment_already_used");
-    expect(await refusal(await paidGet("/api/board/regime", strandedPayment))).toBe("payment_expired");
+    expect(await refusal(await stack.paidGet("/api/board/regime", movedPayment))).toBe("payment_already_used");
+    expect(await refusal(await stack.paidGet("/api/board/regime", strandedPayment))).toBe("payment_expired");
   });
 });
 
@@ -286,13 +274,13 @@ describe("an algod that cannot be asked", () => {
     await stack.stopPayments();
     // Our algod token refused: the payment was never judged, so it is not refused either.
     await startPayments({}, "not-the-token");
-    const res = await paidGet("/api/board/regime", payment);
+    const res = await stack.paidGet("/api/board/regime", payment);
     expect(res.status).toBe(503);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("service_unavailable");
     expect(algod.balanceOf(account.address)).toBe(100_000n);
     await stack.stopPayments();
     await startPayments();
-    expect((await paidGet("/api/board/regime", payment)).status).toBe(200);
+    expect((await stack.paidGet("/api/board/regime", payment)).status).toBe(200);
     expect(algod.balanceOf(account.address)).toBe(95_000n);
   });
 });

@@ -9,7 +9,7 @@ import { createPublicClient, createWalletClient, http, numberToHex, type Hex } f
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { wrapFetchWithPayment as wrapFetchV1 } from "x402-fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Stack, until } from "./harness.js";
+import { refusal, Stack, until } from "./harness.js";
 
 const stack = new Stack();
 let chain: EvmChain;
@@ -22,11 +22,7 @@ beforeAll(async () => {
   await stack.publishTwoDays();
   await stack.startPayments(paymentsEnv());
   // Wait for the board to have the current snapshot.
-  for (let i = 0; i < 100; i++) {
-    const r = await fetch(`${stack.base}/api/board/status`);
-    if (r.status === 200 && ((await r.json()) as { asof_daily: string }).asof_daily === "2026-11-20") break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await stack.untilServing();
 }, 60_000);
 afterAll(async () => {
   await stack.stop();
@@ -133,24 +129,16 @@ async function signedPayment(key: Hex, path: string, alter: (pr: PaymentRequired
   return encodePaymentSignatureHeader(await client.createPaymentPayload(pr));
 }
 
-const paidGet = (path: string, payment: string, header = "payment-signature") => fetch(`${stack.base}${path}`, { headers: { [header]: payment } });
 
-async function refusal(res: Response): Promise<string> {
-  expect(res.status).toBe(402);
-  expect(res.headers.get("payment-required")).toBeTruthy();
-  const body = (await res.json()) as { error: string; message: string };
-  expect(body.message.length).toBeGreaterThan(10);
-  return body.error;
-}
 
 describe("single use and refusals", () => {
   it("a payment buys one read: replaying it sequentially is refused as already used, and charged once", async () => {
     const { key } = await payer(100_000n);
     const payment = await signedPayment(key, "/api/board/regime");
     const before = await chain.balanceOf(payTo);
-    expect((await paidGet("/api/board/regime", payment)).status).toBe(200);
-    expect(await refusal(await paidGet("/api/board/regime", payment))).toBe("payment_already_used");
-    expect(await refusal(await paidGet("/api/board/regime", payment, "x-payment"))).toBe("payment_already_used");
+    expect((await stack.paidGet("/api/board/regime", payment)).status).toBe(200);
+    expect(await refusal(await stack.paidGet("/api/board/regime", payment))).toBe("payment_already_used");
+    expect(await refusal(await stack.paidGet("/api/board/regime", payment, "x-payment"))).toBe("payment_already_used");
     expect(await chain.balanceOf(payTo)).toBe(before + 5_000n);
   });
 
@@ -160,7 +148,7 @@ describe("single use and refusals", () => {
     for (let round = 0; round < rounds; round++) {
       const { key } = await payer(10_000n);
       const payment = await signedPayment(key, "/api/board/movers");
-      const results = await Promise.all(Array.from({ length: 20 }, () => paidGet("/api/board/movers", payment)));
+      const results = await Promise.all(Array.from({ length: 20 }, () => stack.paidGet("/api/board/movers", payment)));
       const served = results.filter((r) => r.status === 200);
       expect(served.length, `round ${round}`).toBe(1);
       for (const r of results.filter((r) => r.status !== 200)) expect(await refusal(r)).toBe("payment_already_used");
@@ -175,7 +163,7 @@ describe("single use and refusals", () => {
     const payments: string[] = [];
     // Minting is sequential (the test's minter has no nonce manager); paying is concurrent.
     for (let i = 0; i < 20; i++) payments.push(await signedPayment((await payer(5_000n)).key, "/api/board/indices"));
-    const results = await Promise.all(payments.map((p) => paidGet("/api/board/indices", p)));
+    const results = await Promise.all(payments.map((p) => stack.paidGet("/api/board/indices", p)));
     const failures = await Promise.all(results.filter((r) => r.status !== 200).map(async (r) => `${r.status} ${await r.text()}`));
     expect(failures).toEqual([]);
     expect(await chain.balanceOf(payTo)).toBe(before + 20n * 5_000n);
@@ -194,11 +182,11 @@ describe("single use and refusals", () => {
     ];
     for (const [name, alter, code] of cases) {
       const payment = await signedPayment(key, "/api/board/regime", alter);
-      expect(await refusal(await paidGet("/api/board/regime", payment)), name).toBe(code);
+      expect(await refusal(await stack.paidGet("/api/board/regime", payment)), name).toBe(code);
     }
     // Paid for another route at the same price.
     const forIndices = await signedPayment(key, "/api/board/indices");
-    expect(await refusal(await paidGet("/api/board/regime", forIndices))).toBe("payment_route_mismatch");
+    expect(await refusal(await stack.paidGet("/api/board/regime", forIndices))).toBe("payment_route_mismatch");
     // The signed value altered after signing: the signature no longer verifies.
     const forged = JSON.parse(Buffer.from(await signedPayment(key, "/api/board/regime"), "base64").toString()) as {
       payload: { authorization: { value: string } };
@@ -206,32 +194,32 @@ describe("single use and refusals", () => {
     };
     forged.payload.authorization.value = "1";
     forged.accepted.amount = "5000";
-    expect(await refusal(await paidGet("/api/board/regime", Buffer.from(JSON.stringify(forged)).toString("base64")))).toBe(
+    expect(await refusal(await stack.paidGet("/api/board/regime", Buffer.from(JSON.stringify(forged)).toString("base64")))).toBe(
       "payment_invalid_signature",
     );
     for (const junk of ["not base64!", Buffer.from("{}").toString("base64"), Buffer.from("[1,2]").toString("base64")]) {
-      expect(await refusal(await paidGet("/api/board/regime", junk)), junk).toBe("payment_invalid_header");
+      expect(await refusal(await stack.paidGet("/api/board/regime", junk)), junk).toBe("payment_invalid_header");
     }
     expect(await chain.balanceOf(payTo)).toBe(before);
   });
 
   it("refuses a payer without the funds", async () => {
     const { key } = await payer(1_000n);
-    expect(await refusal(await paidGet("/api/board/regime", await signedPayment(key, "/api/board/regime")))).toBe("payment_insufficient_funds");
+    expect(await refusal(await stack.paidGet("/api/board/regime", await signedPayment(key, "/api/board/regime")))).toBe("payment_insufficient_funds");
   });
 
   it("a board read failing after the claim releases it: nothing settled, and the same payment buys the read later", async () => {
     const { key, account } = await payer(5_000n);
     const payment = await signedPayment(key, "/api/board/regime");
     await stack.stopBoard();
-    const failed = await paidGet("/api/board/regime", payment);
+    const failed = await stack.paidGet("/api/board/regime", payment);
     expect(failed.status).toBe(503);
     expect(await chain.balanceOf(account.address)).toBe(5_000n);
     await stack.startBoard();
-    let res = await paidGet("/api/board/regime", payment);
+    let res = await stack.paidGet("/api/board/regime", payment);
     for (let i = 0; i < 50 && res.status === 503; i++) {
       await new Promise((r) => setTimeout(r, 100));
-      res = await paidGet("/api/board/regime", payment);
+      res = await stack.paidGet("/api/board/regime", payment);
     }
     expect(res.status).toBe(200);
     expect(await chain.balanceOf(account.address)).toBe(0n);
@@ -246,7 +234,7 @@ describe("single use and refusals", () => {
     // The facilitator cannot pay for gas: the settlement transaction cannot be sent.
     await rpc.request({ method: "hardhat_setBalance" as never, params: [facilitator, "0x0"] as never });
     try {
-      const res = await paidGet("/api/board/regime", payment);
+      const res = await stack.paidGet("/api/board/regime", payment);
       expect(await refusal(res)).toBe("payment_settlement_failed");
       expect(await chain.balanceOf(account.address)).toBe(5_000n);
     } finally {
@@ -283,7 +271,7 @@ describe("reconciliation after a restart", () => {
     const claims = stack.payments!.claims;
     expect(await claims.get(a.claim_id)).toMatchObject({ state: "settled", transaction: tx });
     expect(await claims.get(b.claim_id)).toMatchObject({ state: "released" });
-    expect((await paidGet("/api/board/regime", strandedPayment)).status).toBe(200);
-    expect(await refusal(await paidGet("/api/board/regime", movedPayment))).toBe("payment_already_used");
+    expect((await stack.paidGet("/api/board/regime", strandedPayment)).status).toBe(200);
+    expect(await refusal(await stack.paidGet("/api/board/regime", movedPayment))).toBe("payment_already_used");
   });
 });

@@ -32,7 +32,7 @@ beforeAll(async () => {
     PUBLIC_BASE_URL: "http://127.0.0.1:8080",
     CIRCLE_GATEWAY_URL: gateway.url,
   });
-  for (let i = 0; i < 100 && (await fetch(`${stack.base}/api/board/status`)).status !== 200; i++) await new Promise((r) => setTimeout(r, 100));
+  await stack.untilServing();
 }, 60_000);
 afterAll(async () => {
   await stack.stop();

@@ -24,7 +24,7 @@ beforeAll(async () => {
     // Generated per run: never a committed secret.
     MPP_SECRET_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
   });
-  for (let i = 0; i < 100 && (await fetch(`${stack.base}/api/board/status`)).status !== 200; i++) await new Promise((r) => setTimeout(r, 100));
+  await stack.untilServing();
 }, 60_000);
 afterAll(async () => {
   await stack.stop();

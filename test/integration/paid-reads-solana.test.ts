@@ -11,7 +11,7 @@ import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { createSigner, wrapFetchWithPayment as wrapFetchV1 } from "x402-fetch";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SOLANA_NETWORK } from "../../services/payments/src/rails/solana-exact.js";
-import { Stack } from "./harness.js";
+import { refusal, Stack } from "./harness.js";
 
 const stack = new Stack();
 let chain: SvmChain;
@@ -50,11 +50,7 @@ beforeAll(async () => {
   await stack.startBoard();
   await stack.publishTwoDays();
   await startPayments();
-  for (let i = 0; i < 100; i++) {
-    const r = await fetch(`${stack.base}/api/board/status`);
-    if (r.status === 200 && ((await r.json()) as { asof_daily: string }).asof_daily === "2026-11-20") break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await stack.untilServing();
 }, 60_000);
 afterAll(async () => {
   await stack.stop();
@@ -86,15 +82,7 @@ async function signedPayment(secretKey: Uint8Array, path: string): Promise<strin
   return encodePaymentSignatureHeader(await (await svmClient(secretKey)).createPaymentPayload(pr));
 }
 
-const paidGet = (path: string, payment: string, header = "payment-signature") => fetch(`${stack.base}${path}`, { headers: { [header]: payment } });
 
-async function refusal(res: Response): Promise<string> {
-  expect(res.status).toBe(402);
-  expect(res.headers.get("payment-required")).toBeTruthy();
-  const body = (await res.json()) as { error: string; message: string };
-  expect(body.message.length).toBeGreaterThan(10);
-  return body.error;
-}
 
 describe("paid reads on Solana (local LiteSVM chain, mainnet USDC mint)", () => {
   it("offers Solana USDC with our facilitator as fee payer, in both dialects", async () => {
@@ -144,7 +132,7 @@ describe("paid reads on Solana (local LiteSVM chain, mainnet USDC mint)", () => 
   it("an offer outlives blockhashes: clients fetch their own", async () => {
     chain.advanceBlocks(200);
     const kp = await payer(5_000n);
-    expect((await paidGet("/api/board/regime", await signedPayment(kp.secretKey, "/api/board/regime"))).status).toBe(200);
+    expect((await stack.paidGet("/api/board/regime", await signedPayment(kp.secretKey, "/api/board/regime"))).status).toBe(200);
     expect(await chain.balanceOf(kp.address)).toBe(0n);
   });
 
@@ -165,9 +153,9 @@ describe("single use and refusals", () => {
     const kp = await payer(100_000n);
     const payment = await signedPayment(kp.secretKey, "/api/board/regime");
     const before = await chain.balanceOf(payTo);
-    expect((await paidGet("/api/board/regime", payment)).status).toBe(200);
-    expect(await refusal(await paidGet("/api/board/regime", payment))).toBe("payment_already_used");
-    expect(await refusal(await paidGet("/api/board/regime", payment, "x-payment"))).toBe("payment_already_used");
+    expect((await stack.paidGet("/api/board/regime", payment)).status).toBe(200);
+    expect(await refusal(await stack.paidGet("/api/board/regime", payment))).toBe("payment_already_used");
+    expect(await refusal(await stack.paidGet("/api/board/regime", payment, "x-payment"))).toBe("payment_already_used");
     expect(await chain.balanceOf(payTo)).toBe(before + 5_000n);
   });
 
@@ -176,7 +164,7 @@ describe("single use and refusals", () => {
     for (let round = 0; round < 3; round++) {
       const kp = await payer(10_000n);
       const payment = await signedPayment(kp.secretKey, "/api/board/movers");
-      const results = await Promise.all(Array.from({ length: 10 }, () => paidGet("/api/board/movers", payment)));
+      const results = await Promise.all(Array.from({ length: 10 }, () => stack.paidGet("/api/board/movers", payment)));
       expect(results.filter((r) => r.status === 200).length, `round ${round}`).toBe(1);
       for (const r of results.filter((r) => r.status !== 200)) expect(await refusal(r)).toBe("payment_already_used");
       expect(await chain.balanceOf(kp.address)).toBe(5_000n);
@@ -187,7 +175,7 @@ describe("single use and refusals", () => {
   it("refuses a payer without enough USDC as insufficient funds, and charges nothing", async () => {
     const kp = await payer(1_000n);
     const before = await chain.balanceOf(payTo);
-    expect(await refusal(await paidGet("/api/board/regime", await signedPayment(kp.secretKey, "/api/board/regime")))).toBe("payment_insufficient_funds");
+    expect(await refusal(await stack.paidGet("/api/board/regime", await signedPayment(kp.secretKey, "/api/board/regime")))).toBe("payment_insufficient_funds");
     expect(await chain.balanceOf(kp.address)).toBe(1_000n);
     expect(await chain.balanceOf(payTo)).toBe(before);
   });
@@ -195,7 +183,7 @@ describe("single use and refusals", () => {
   it("refuses a payment made for another route at the same price", async () => {
     const kp = await payer(100_000n);
     const forIndices = await signedPayment(kp.secretKey, "/api/board/indices");
-    expect(await refusal(await paidGet("/api/board/regime", forIndices))).toBe("payment_route_mismatch");
+    expect(await refusal(await stack.paidGet("/api/board/regime", forIndices))).toBe("payment_route_mismatch");
     expect(await chain.balanceOf(kp.address)).toBe(100_000n);
   });
 
@@ -203,7 +191,7 @@ describe("single use and refusals", () => {
     const kp = await payer(5_000n);
     const payment = await signedPayment(kp.secretKey, "/api/board/regime");
     chain.advanceBlocks(151);
-    expect(await refusal(await paidGet("/api/board/regime", payment))).toBe("payment_expired");
+    expect(await refusal(await stack.paidGet("/api/board/regime", payment))).toBe("payment_expired");
     expect(await chain.balanceOf(kp.address)).toBe(5_000n);
   });
 });
@@ -233,12 +221,12 @@ describe("reconciliation after a restart", () => {
     expect(await claims.get(a.claim_id)).toMatchObject({ state: "settled", transaction: tx });
     // Its blockhash is still valid: a send before the stop could still land it.
     expect(await claims.get(b.claim_id)).toMatchObject({ state: "claimed" });
-    expect(await refusal(await paidGet("/api/board/regime", strandedPayment))).toBe("payment_already_used");
+    expect(await refusal(await stack.paidGet("/api/board/regime", strandedPayment))).toBe("payment_already_used");
     chain.advanceBlocks(151);
     expect(await stack.payments!.reconcile()).toMatchObject({ released: 1 });
     expect(await claims.get(b.claim_id)).toMatchObject({ state: "released" });
-    expect(await refusal(await paidGet("/api/board/regime", strandedPayment))).toBe("payment_expired");
-    expect(await refusal(await paidGet("/api/board/regime", movedPayment))).toBe("payment_already_used");
+    expect(await refusal(await stack.paidGet("/api/board/regime", strandedPayment))).toBe("payment_expired");
+    expect(await refusal(await stack.paidGet("/api/board/regime", movedPayment))).toBe("payment_already_used");
     expect(await chain.balanceOf(stranded.address)).toBe(5_000n);
   });
 });
