@@ -1,15 +1,4 @@
-import {
-  BaseError,
-  ContractFunctionRevertedError,
-  createWalletClient,
-  defineChain,
-  http,
-  parseAbi,
-  publicActions,
-  type Address,
-  type Hex,
-} from "viem";
-import { nonceManager, privateKeyToAccount } from "viem/accounts";
+import { BaseError, ContractFunctionRevertedError, parseAbi, type Address, type Hex } from "viem";
 import type { Eip3009Authorization } from "./method.js";
 import type { MppReason } from "./reasons.js";
 import type { AuthorizationTarget, SettleAuthorization, SettlementOutcome, VerifyAuthorization } from "./server-method.js";
@@ -102,54 +91,4 @@ export function eip3009Settlement(
   };
 
   return { verifyAuthorization, settleAuthorization };
-}
-
-export interface ViemSignerConfig {
-  rpcUrl: string;
-  /** The facilitator's key (configuration; it pays the gas). */
-  facilitatorKey: Hex;
-  chainId: number;
-}
-
-/**
- * A facilitator account over viem when none is shared: nonces from viem's nonce manager (one
- * account settles concurrently), broadcasts one at a time in nonce order (a node may refuse
- * a nonce that overtook its predecessor), a failed broadcast gives its nonce back.
- */
-export function viemSettlementSigner(config: ViemSignerConfig): SettlementSigner & { address: Address } {
-  const chain = defineChain({
-    id: config.chainId,
-    name: `eip155:${config.chainId}`,
-    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-    rpcUrls: { default: { http: [config.rpcUrl] } },
-  });
-  const account = privateKeyToAccount(config.facilitatorKey, { nonceManager });
-  const client = createWalletClient({ account, chain, transport: http(config.rpcUrl, { retryCount: 1 }), pollingInterval: 100 }).extend(publicActions);
-  const inOrder = serialized();
-  type Read = Parameters<typeof client.readContract>[0];
-  type Write = Parameters<typeof client.writeContract>[0];
-  return {
-    address: account.address,
-    readContract: (args) => client.readContract(args as Read),
-    writeContract: (args) =>
-      inOrder(async () => {
-        try {
-          return await client.writeContract(args as Write);
-        } catch (err) {
-          nonceManager.reset({ address: account.address, chainId: config.chainId });
-          throw err;
-        }
-      }),
-    waitForTransactionReceipt: (args) => client.waitForTransactionReceipt(args),
-  };
-}
-
-/** Runs tasks one after another, in call order. */
-function serialized() {
-  let tail: Promise<unknown> = Promise.resolve();
-  return <T>(task: () => Promise<T>): Promise<T> => {
-    const run = tail.then(task, task);
-    tail = run.catch(() => undefined);
-    return run;
-  };
 }

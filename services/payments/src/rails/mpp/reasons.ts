@@ -1,39 +1,10 @@
-import type { ErrorCode } from "@board/proto";
+import { ErrorCode } from "@board/proto";
 import { Errors } from "mppx";
 
-/** The reason codes an MPP credential can be refused with (a subset of proto's ErrorCode). */
-export type MppReason = Extract<
-  ErrorCode,
-  | "payment_invalid_header"
-  | "payment_unsupported_scheme"
-  | "payment_amount_mismatch"
-  | "payment_pay_to_mismatch"
-  | "payment_asset_mismatch"
-  | "payment_network_mismatch"
-  | "payment_route_mismatch"
-  | "payment_expired"
-  | "payment_already_used"
-  | "payment_insufficient_funds"
-  | "payment_invalid_signature"
-  | "payment_settlement_failed"
-  | "payment_rejected"
->;
+/** The reason codes an MPP credential can be refused with: proto's payment refusals (every payment_* code but the plain 402). */
+export type MppReason = Exclude<Extract<ErrorCode, `payment_${string}`>, "payment_required">;
 
-const MPP_REASONS: ReadonlySet<string> = new Set<MppReason>([
-  "payment_invalid_header",
-  "payment_unsupported_scheme",
-  "payment_amount_mismatch",
-  "payment_pay_to_mismatch",
-  "payment_asset_mismatch",
-  "payment_network_mismatch",
-  "payment_route_mismatch",
-  "payment_expired",
-  "payment_already_used",
-  "payment_insufficient_funds",
-  "payment_invalid_signature",
-  "payment_settlement_failed",
-  "payment_rejected",
-]);
+const MPP_REASONS: ReadonlySet<string> = new Set(ErrorCode.options.filter((c) => c.startsWith("payment_") && c !== "payment_required"));
 
 /** RFC 9457 problem details as mppx writes them, plus our reason code as an extension member. */
 export type MppProblem = ReturnType<Errors.PaymentError["toProblemDetails"]> & { code: MppReason };

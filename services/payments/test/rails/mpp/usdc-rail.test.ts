@@ -13,7 +13,6 @@ import {
   createMppRail,
   eip3009Settlement,
   toEip3009,
-  viemSettlementSigner,
   type MppExpected,
   type MppRail,
   type MppRailConfig,
@@ -21,6 +20,7 @@ import {
   UsdcAuthorization,
 } from "../../../src/rails/mpp/index.js";
 import { createUsdcCredential, usdcClientMethod, type UsdcChallenge } from "../../support/mpp-usdc-client.js";
+import { baseSigner } from "../../../src/rails/base-exact.js";
 
 const REALM = "board.test";
 const PRICES = new Map<string, bigint>([
@@ -126,8 +126,9 @@ beforeAll(async () => {
   await chain.mint(payer.address, 10_000_000n);
   await chain.mint(payer2.address, 10_000_000n);
 
-  const signer = viemSettlementSigner({ rpcUrl: chain.rpcUrl, facilitatorKey, chainId: chain.chainId });
-  facilitator = signer.address;
+  // The payments service's own Base facilitator account (nonce manager, ordered broadcasts).
+  const signer = baseSigner({ rpcUrl: chain.rpcUrl, facilitatorKey, verifier: "viem" });
+  facilitator = privateKeyToAccount(facilitatorKey).address;
   railConfig = {
     secretKey: randomBytes(32).toString("base64"),
     realm: REALM,
@@ -347,7 +348,7 @@ describe("MPP usdc rail: verify, settle and release", () => {
   it("when the chain cannot be asked, verify throws (the caller answers 503) and claims nothing", async () => {
     const unreachable = createMppRail({
       ...railConfig,
-      ...eip3009Settlement(viemSettlementSigner({ rpcUrl: "http://127.0.0.1:9/", facilitatorKey: generatePrivateKey(), chainId: chain.chainId })),
+      ...eip3009Settlement(baseSigner({ rpcUrl: "http://127.0.0.1:9/", facilitatorKey: generatePrivateKey(), verifier: "viem" })),
     });
     const credential = await createUsdcCredential(payer, await freshChallenge());
     await expect(unreachable.verify(credential, regime)).rejects.toThrow();
