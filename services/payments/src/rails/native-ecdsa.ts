@@ -20,6 +20,9 @@ const ERC1271_MAGIC = "0x1626ba7e";
 const ERC1271_FAIL = "0xffffffff";
 /** Stands for "an account without code" where the facilitator asks for code (see below). */
 const NO_CODE_MARK = "0xfe";
+/** How long a payer's code, as just read for the facilitator, is trusted (one verification). */
+const CODE_MEMORY_MS = 2_000;
+const CODE_MEMORY_ENTRIES = 10_000;
 
 /** Recovers the signer of a 32-byte digest from a 65-byte (r, s, v) signature with libsecp256k1. */
 export function recoverNative(native: NativeSecp256k1, digest: Hex, signature: Hex): Address | null {
@@ -46,14 +49,25 @@ export function recoverNative(native: NativeSecp256k1, digest: Hex, signature: H
  * Everything else the facilitator does (terms, balance, simulation, settlement) is unchanged.
  */
 export function withNativeEcdsa(signer: FacilitatorEvmSigner, native: NativeSecp256k1): FacilitatorEvmSigner {
+  // The facilitator asks for the payer's code just before isValidSignature: what it was told
+  // is remembered briefly, so answering costs no second eth_getCode.
+  const seen = new Map<string, { hasCode: boolean; at: number }>();
+  const remember = (address: string, code: Hex | undefined) => {
+    if (seen.size >= CODE_MEMORY_ENTRIES) seen.clear();
+    seen.set(address.toLowerCase(), { hasCode: code !== undefined && code !== "0x", at: Date.now() });
+  };
   const hasCode = async (address: Address) => {
+    const known = seen.get(address.toLowerCase());
+    if (known && Date.now() - known.at < CODE_MEMORY_MS) return known.hasCode;
     const code = await signer.getCode({ address });
+    remember(address, code);
     return code !== undefined && code !== "0x";
   };
   return {
     ...signer,
     async getCode(args) {
       const code = await signer.getCode(args);
+      remember(args.address, code);
       return code === undefined || code === "0x" ? NO_CODE_MARK : code;
     },
     async readContract(args) {
