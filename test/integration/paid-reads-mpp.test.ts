@@ -5,25 +5,31 @@ import type { Hex, PrivateKeyAccount } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usdcClientMethod } from "../../services/payments/test/support/mpp-usdc-client.js";
+import { paymentsClaim } from "@board/proto";
+import { request } from "@board/service-kit";
 import { Stack } from "./harness.js";
 
 const stack = new Stack();
 let chain: EvmChain;
 const payTo = privateKeyToAccount(generatePrivateKey()).address;
 
+// Generated per run: never a committed secret.
+const MPP_SECRET_KEY = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64");
+const paymentsEnv = (extra: Record<string, string> = {}) => ({
+  PAY_TO_BASE: payTo,
+  BASE_RPC_URL: chain.rpcUrl,
+  BASE_FACILITATOR_KEY: chain.accounts[0] as Hex,
+  PUBLIC_BASE_URL: "http://127.0.0.1:8080",
+  MPP_SECRET_KEY,
+  ...extra,
+});
+
 beforeAll(async () => {
   chain = await startEvmChain();
   await stack.start();
   await stack.startBoard();
   await stack.publishTwoDays();
-  await stack.startPayments({
-    PAY_TO_BASE: payTo,
-    BASE_RPC_URL: chain.rpcUrl,
-    BASE_FACILITATOR_KEY: chain.accounts[0] as Hex,
-    PUBLIC_BASE_URL: "http://127.0.0.1:8080",
-    // Generated per run: never a committed secret.
-    MPP_SECRET_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
-  });
+  await stack.startPayments(paymentsEnv());
   await stack.untilServing();
 }, 60_000);
 afterAll(async () => {
@@ -86,5 +92,16 @@ describe("MPP (usdc charge on Base) through the gateway", () => {
     expect(refused.status).toBe(402);
     expect(((await refused.json()) as { code: string }).code).toBe("payment_insufficient_funds");
     expect(await chain.balanceOf(account.address)).toBe(5_000n);
+  });
+
+  it("a claim left open by a restart is reconciled on Base: never settled -> released, and the credential buys the read", async () => {
+    const account = await payer(5_000n);
+    const credential = await mppxFor(account).createCredential(await fetch(`${stack.base}/api/board/regime`));
+    const claim = await request(stack.nc, paymentsClaim, { path: "/api/board/regime", query: "", carrier: "authorization", value: credential });
+    await stack.stopPayments();
+    await new Promise((r) => setTimeout(r, 1_100));
+    await stack.startPayments(paymentsEnv({ RECONCILE_AFTER_SECONDS: "1" }));
+    expect(await stack.payments!.claims.get(claim.claim_id)).toMatchObject({ state: "released" });
+    expect((await fetch(`${stack.base}/api/board/regime`, { headers: { Authorization: credential } })).status).toBe(200);
   });
 });

@@ -18,7 +18,8 @@ export interface ReconcileResult {
 export async function reconcileOpenClaims(store: ClaimStore, rails: readonly X402Rail[], olderThan: Date, log: Logger): Promise<ReconcileResult> {
   const result: ReconcileResult = { settled: 0, released: 0, open: 0 };
   for (const claim of await store.pending(olderThan)) {
-    const rail = rails.find((r) => r.rail === claim.rail);
+    // An MPP claim holds an EIP-3009 authorization on Base: the Base rail reads its fate.
+    const rail = rails.find((r) => r.rail === (claim.rail === "mpp" ? "base" : claim.rail));
     if (!rail?.reconcile) {
       result.open++;
       continue;
