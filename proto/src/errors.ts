@@ -33,6 +33,19 @@ export const ErrorCode = z.enum([
   "payment_invalid_signature",
   "payment_settlement_failed",
   "payment_rejected",
+  // Credentials and the free tiers (SPEC.md 5, 7 and 8).
+  "key_unknown",
+  "key_expired",
+  "license_unknown",
+  "license_lapsed",
+  "token_invalid",
+  "sign_in_invalid",
+  "sign_in_expired",
+  "unknown_chain",
+  "invalid_address",
+  "route_not_in_tier",
+  "daily_cap_reached",
+  "burst_limited",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
@@ -65,6 +78,19 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   payment_invalid_signature: 402,
   payment_settlement_failed: 402,
   payment_rejected: 402,
+  key_unknown: 403,
+  key_expired: 403,
+  license_unknown: 403,
+  license_lapsed: 403,
+  token_invalid: 401,
+  // A refused sign-in is answered with a fresh 402: it carries the next challenge to sign.
+  sign_in_invalid: 402,
+  sign_in_expired: 402,
+  unknown_chain: 400,
+  invalid_address: 400,
+  route_not_in_tier: 402,
+  daily_cap_reached: 429,
+  burst_limited: 429,
 };
 
 /** The one error body shape of the whole API (x402, RFC 6749 and MPP bodies excepted). */

@@ -3,3 +3,5 @@ export * from "./ping.js";
 export * from "./board.js";
 export * from "./catalogue.js";
 export * from "./payments.js";
+export * from "./identity.js";
+export * from "./metering.js";

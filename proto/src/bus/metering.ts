@@ -1,0 +1,89 @@
+import { z } from "zod";
+import { IsoDate, IsoDateTime } from "../records/common.js";
+import { Tier } from "../routes/catalogue.js";
+import { busEndpoint } from "./endpoint.js";
+
+/**
+ * What a read is metered as: `free` counts against the daily cap (25 a day per free key or
+ * wallet address) and the principal's burst; `licensed` only against the principal's burst;
+ * `anonymous` against the burst of its client address.
+ */
+export const MeterKind = z.enum(["free", "licensed", "anonymous"]);
+export type MeterKind = z.infer<typeof MeterKind>;
+
+export const ConsumeRequest = z.object({
+  /** A principal id from identity, or "ip:<client address>" for anonymous reads. */
+  principal: z.string().min(1).max(256),
+  kind: MeterKind,
+});
+export type ConsumeRequest = z.infer<typeof ConsumeRequest>;
+
+/** The daily count of a free-tier principal; null for kinds without a daily cap. */
+export const DailyCount = z.object({
+  /** The UTC day the read was counted on (the day boundary is 00:00 UTC). */
+  day: IsoDate,
+  used_today: z.number().int().min(0),
+  limit: z.number().int().min(1),
+  reset_at: IsoDateTime,
+});
+export type DailyCount = z.infer<typeof DailyCount>;
+
+/** A refusal is an answer, with what the client needs to back off (Retry-After). */
+export const ConsumeReply = z.discriminatedUnion("granted", [
+  z.object({ granted: z.literal(true), daily: DailyCount.nullable() }),
+  z.object({
+    granted: z.literal(false),
+    reason: z.enum(["daily_cap_reached", "burst_limited"]),
+    retry_after_seconds: z.number().int().min(1),
+    daily: DailyCount.nullable(),
+  }),
+]);
+export type ConsumeReply = z.infer<typeof ConsumeReply>;
+
+/** Gives back a counted read that was not served (only served reads count). */
+export const RefundRequest = z.object({ principal: z.string().min(1).max(256), day: IsoDate });
+export type RefundRequest = z.infer<typeof RefundRequest>;
+export const RefundReply = z.object({ refunded: z.boolean() });
+export type RefundReply = z.infer<typeof RefundReply>;
+
+/** Reads served per route since the service first ran (for /api/board/status). */
+export const ReadsServedReply = z.object({ reads_served: z.record(z.string(), z.number().int().min(0)), as_of: IsoDateTime });
+export type ReadsServedReply = z.infer<typeof ReadsServedReply>;
+
+export const meteringConsume = busEndpoint("metering", "consume", ConsumeRequest, ConsumeReply);
+export const meteringRefund = busEndpoint("metering", "refund", RefundRequest, RefundReply);
+export const meteringReadsServed = busEndpoint("metering", "reads_served", z.object({}), ReadsServedReply);
+
+/**
+ * A served read, published by the gateway to JetStream after the response went out. Metering
+ * folds them into per-route counts in batches (no counter row is touched on the read path)
+ * and records the stream position in the same transaction, so a redelivery never counts twice.
+ */
+export const SERVED_READS_STREAM = "READS";
+export const SERVED_READ_SUBJECT = "metering.events.served";
+export const ServedRead = z.object({ route: z.string().startsWith("/"), tier: Tier, at: IsoDateTime });
+export type ServedRead = z.infer<typeof ServedRead>;
+
+/** Published (core NATS) after each batch is committed, so the board's status view follows without asking per read. */
+export const READS_SERVED_EVENT_SUBJECT = "metering.events.reads_served";
+
+/**
+ * The burst limit (DECISIONS.md: choose one and document it): a token bucket per principal
+ * and per client address for anonymous reads. `capacity` reads at once, refilled at `per_second`.
+ */
+export const BurstLimit = z.object({ capacity: z.number().int().min(1), per_second: z.number().positive() });
+export type BurstLimit = z.infer<typeof BurstLimit>;
+export const DEFAULT_BURST = {
+  principal: { capacity: 20, per_second: 10 },
+  anonymous: { capacity: 40, per_second: 20 },
+} as const satisfies Record<"principal" | "anonymous", BurstLimit>;
+
+/** The `tier` block every free-tier 200 carries (SPEC.md 5 rule 3). */
+export const TierBlock = z.object({
+  name: z.enum(["free_key", "wallet"]),
+  used_today: z.number().int().min(0),
+  limit: z.number().int().min(1),
+  remaining: z.number().int().min(0),
+  reset_at: IsoDateTime,
+});
+export type TierBlock = z.infer<typeof TierBlock>;
