@@ -10,6 +10,7 @@ import { SERVICE_NAMES, pingEndpoint } from "@board/proto";
 import { connect } from "nats";
 import { inheritedEnv, launcherEnv } from "./launcher/env.js";
 import { findNatsServer, NO_NATS_MESSAGE, spawnNats } from "./launcher/nats.js";
+import { localIdentitySecret } from "./launcher/secrets.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const say = (line: string) => process.stdout.write(`[launcher] ${line}\n`);
@@ -47,12 +48,16 @@ async function main() {
   }
   say(env.DATABASE_URL ? "Postgres from DATABASE_URL" : `no DATABASE_URL: each service uses embedded PGlite under ${env.DATA_DIR}/`);
 
+  const identitySecret = env.IDENTITY_SECRET ?? localIdentitySecret(path.resolve(root, env.DATA_DIR));
+  if (!env.IDENTITY_SECRET) say(`no IDENTITY_SECRET: using this machine's own, kept in ${env.DATA_DIR}/identity.secret`);
+
   SERVICE_NAMES.forEach((name, i) => {
     const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "services", name, "src", "main.ts")], {
       cwd: root,
       stdio: "inherit",
       env: {
         ...inheritedEnv(),
+        IDENTITY_SECRET: identitySecret,
         NATS_URL: natsUrl,
         DATA_DIR: path.resolve(root, env.DATA_DIR),
         PORT: String(env.PORT),

@@ -44,6 +44,7 @@ export const ErrorCode = z.enum([
   "unknown_chain",
   "invalid_address",
   "route_not_in_tier",
+  "credential_required",
   "daily_cap_reached",
   "burst_limited",
 ]);
@@ -89,6 +90,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   unknown_chain: 400,
   invalid_address: 400,
   route_not_in_tier: 402,
+  credential_required: 401,
   daily_cap_reached: 429,
   burst_limited: 429,
 };

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { ViewName } from "../records/views.js";
-import { PreviewParam, SampleParam, SectorNameParam, SymList } from "./query.js";
+import { PreviewParam, SampleParam, SectorNameParam, SignInAddressParam, SignInChainParam, SymList } from "./query.js";
 
 /** Access tiers of SPEC.md section 5. */
 export const Tier = z.enum(["anonymous", "free_key", "wallet", "x402", "scanner_license", "live_license", "bearer"]);
@@ -119,7 +119,10 @@ export const ROUTES: readonly Route[] = [
   other("/.well-known/mcp/server-card", "discovery", ["GET"], "MCP server card."),
 
   other("/api/key", "auth", ["POST"], "Issue a free API key for an email address."),
-  other("/api/auth/nonce", "auth", ["GET"], "A sign-in message to sign, with a server nonce."),
+  {
+    ...other("/api/auth/nonce", "auth", ["GET"], "A sign-in message to sign, with a server nonce."),
+    query: z.object({ address: SignInAddressParam, chain: SignInChainParam }),
+  },
   other("/api/auth/verify", "auth", ["POST"], "Exchange a signed sign-in message for a wallet-tier key."),
   other("/oauth/token", "auth", ["POST"], "Client credentials grant: a license key for a bearer token."),
   other("/oauth/jwks", "auth", ["GET"], "Public keys that verify bearer tokens."),

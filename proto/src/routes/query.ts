@@ -5,7 +5,7 @@ import { z } from "zod";
  * A repeated parameter is refused rather than guessed at.
  */
 export const Single = z.string({
-  error: (issue) => (Array.isArray(issue.input) ? "must be given once" : "must be a string"),
+  error: (issue) => (issue.input === undefined ? "is required" : Array.isArray(issue.input) ? "must be given once" : "must be a string"),
 });
 
 /** preview: only the value 1 is allowed. */
@@ -33,3 +33,9 @@ export const SymList = Single.transform((s) =>
 );
 
 export const SectorNameParam = Single.pipe(z.string().trim().min(1, "must not be empty").max(64));
+
+/** GET /api/auth/nonce: the wallet address and the CAIP-2 chain it signs on (identity checks both). */
+export const SignInAddressParam = Single.pipe(z.string().trim().min(1, "give the wallet address").max(128));
+export const SignInChainParam = Single.pipe(
+  z.string().trim().min(1, "give the CAIP-2 chain id: eip155:8453, solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp or algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73k").max(80),
+);

@@ -1,10 +1,10 @@
 import express, { type NextFunction, type Request, type Response } from "express";
 import { sendError } from "./http/errors.js";
-import type { PaidReadDeps } from "./http/paid-read.js";
+import type { ReadDeps } from "./http/read.js";
 import { mountRoutes } from "./http/routes.js";
 
 /** The HTTP edge. Express's own ETag is off: views carry their content hash from the board. */
-export function createApp(deps: PaidReadDeps & { trustProxyHops: number }) {
+export function createApp(deps: ReadDeps & { trustProxyHops: number }) {
   const app = express();
   app.set("etag", false);
   app.set("x-powered-by", false);

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
-import { paymentsCatalogue, paymentsClaim, paymentsRelease, paymentsRequirements, paymentsSettle, paymentsStatus, ROUTE_BY_PATH, SETTLEMENT_EVENT_SUBJECT } from "@board/proto";
-import { bind, BusError, startRuntime, type Runtime } from "@board/service-kit";
+import { paymentsCatalogue, paymentsClaim, paymentsRelease, paymentsRequirements, paymentsSettle, paymentsStatus, identitySignInChallenge, ROUTE_BY_PATH, SETTLEMENT_EVENT_SUBJECT } from "@board/proto";
+import { bind, BusError, request, startRuntime, type Runtime } from "@board/service-kit";
 import pkg from "../package.json" with { type: "json" };
 import { ClaimDesk } from "./claims/claim-desk.js";
 import { reconcileOpenClaims, type ReconcileResult } from "./claims/reconcile.js";
@@ -13,6 +13,9 @@ import { LocalFacilitator } from "./x402/local-facilitator.js";
 import { OfferBook } from "./x402/offer-book.js";
 import { catalogue, paymentRequired } from "./x402/payment-required.js";
 import type { MppRail } from "./rails/mpp/index.js";
+
+/** A 402 waits this long at most for its sign-in challenge. */
+const SIGN_IN_CHALLENGE_TIMEOUT_MS = 500;
 
 export interface PaymentsService {
   readonly runtime: Runtime<typeof schema>;
@@ -45,7 +48,15 @@ export async function startPayments(env: PaymentsEnv, opts: PaymentsOptions = {}
     const mpp = opts.mpp === undefined ? configured.mpp : opts.mpp;
     const ours = new LocalFacilitator();
     for (const rail of rails) rail.register?.(ours.facilitator);
-    const book = new OfferBook(rails, ours, new URL(env.PUBLIC_BASE_URL), env.PAYMENT_TIMEOUT_SECONDS);
+    const signInChallenge = async (resourceUrl: string) => {
+      try {
+        return await request(rt.bus.nc, identitySignInChallenge, { resource_url: resourceUrl }, { timeoutMs: SIGN_IN_CHALLENGE_TIMEOUT_MS });
+      } catch (err) {
+        rt.log.warn({ err }, "identity gave no sign-in challenge; this 402 offers payment only");
+        return null;
+      }
+    };
+    const book = new OfferBook(rails, ours, new URL(env.PUBLIC_BASE_URL), env.PAYMENT_TIMEOUT_SECONDS, signInChallenge);
     await book.initialize();
     const claims = new ClaimStore(rt.database!.db);
     const desk = new ClaimDesk(book, ours, claims, rt.log, mpp, (event) => rt.bus.nc.publish(SETTLEMENT_EVENT_SUBJECT, JSON.stringify(event)));

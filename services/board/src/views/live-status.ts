@@ -1,15 +1,19 @@
-import { BoardStatus, paymentsStatus, SETTLEMENT_EVENT_SUBJECT, SettlementEvent } from "@board/proto";
+import { BoardStatus, meteringReadsServed, paymentsStatus, READS_SERVED_EVENT_SUBJECT, ReadsServedReply, SETTLEMENT_EVENT_SUBJECT, SettlementEvent } from "@board/proto";
 import { request, type Logger, type NatsConnection } from "@board/service-kit";
 import { publish, type Publication, type PublishedView } from "../publication.js";
 
 /**
  * The status view with the figures other services own: the last settlement time comes from
- * payments (asked once at start, then from its settlement events). The view is re-rendered
- * only when that time or the publication changes, never per read.
+ * payments and the reads served from metering (each asked once at start, then followed
+ * through their events). The view is re-rendered only when one of them or the publication
+ * changes, never per read.
  */
 export class LiveStatus {
   private lastSettlementAt: string | null = null;
-  private cache: { pub: Publication; at: string | null; view: PublishedView } | null = null;
+  private readsServed: ReadsServedReply | null = null;
+  /** Bumped on every change of a figure, so the cached view knows it is stale. */
+  private version = 0;
+  private cache: { pub: Publication; version: number; view: PublishedView } | null = null;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -24,27 +28,60 @@ export class LiveStatus {
         if (event.success) this.note(event.data.settled_at);
       },
     });
-    try {
-      const status = await request(this.nc, paymentsStatus, {}, { timeoutMs: 1_000 });
-      if (status.last_settlement_at) this.note(status.last_settlement_at);
-    } catch (err) {
-      // Payments may start later; its next settlement event brings the time.
-      this.log.info({ err }, "payments status unavailable at start");
-    }
-    return () => sub.unsubscribe();
+    const reads = this.nc.subscribe(READS_SERVED_EVENT_SUBJECT, {
+      callback: (err, msg) => {
+        if (err) return;
+        const event = ReadsServedReply.safeParse(safeJson(msg.data));
+        if (event.success) this.noteReads(event.data);
+      },
+    });
+    const [status, served] = await Promise.allSettled([
+      request(this.nc, paymentsStatus, {}, { timeoutMs: 1_000 }),
+      request(this.nc, meteringReadsServed, {}, { timeoutMs: 1_000 }),
+    ]);
+    // A service that starts later brings its figure with its next event.
+    if (status.status === "fulfilled" && status.value.last_settlement_at) this.note(status.value.last_settlement_at);
+    else if (status.status === "rejected") this.log.info({ err: status.reason }, "payments status unavailable at start");
+    if (served.status === "fulfilled") this.noteReads(served.value);
+    else this.log.info({ err: served.reason }, "metering reads served unavailable at start");
+    return () => {
+      sub.unsubscribe();
+      reads.unsubscribe();
+    };
   }
 
   private note(at: string): void {
-    if (this.lastSettlementAt === null || Date.parse(at) > Date.parse(this.lastSettlementAt)) this.lastSettlementAt = at;
+    if (this.lastSettlementAt === null || Date.parse(at) > Date.parse(this.lastSettlementAt)) {
+      this.lastSettlementAt = at;
+      this.version++;
+    }
+  }
+
+  /** Replicas of metering publish after each batch; an older total arriving late is ignored. */
+  private noteReads(reads: ReadsServedReply): void {
+    if (this.readsServed === null || Date.parse(reads.as_of) >= Date.parse(this.readsServed.as_of)) {
+      this.readsServed = reads;
+      this.version++;
+    }
   }
 
   view(pub: Publication): PublishedView | undefined {
     const at = this.lastSettlementAt;
-    if (at === null) return pub.views.get("status");
-    if (this.cache?.pub === pub && this.cache.at === at) return this.cache.view;
-    const { last_settlement_at: _settled, ...pending } = pub.status.pending;
-    const view = publish(pub.board, { ...pub.status, last_settlement_at: at, pending }, BoardStatus);
-    this.cache = { pub, at, view };
+    const reads = this.readsServed;
+    if (at === null && reads === null) return pub.views.get("status");
+    if (this.cache?.pub === pub && this.cache.version === this.version) return this.cache.view;
+    const { last_settlement_at: _settled, reads_served: _reads, ...rest } = pub.status.pending;
+    const pending = {
+      ...rest,
+      ...(at === null ? { last_settlement_at: pub.status.pending.last_settlement_at ?? "null until payments settles a paid read" } : {}),
+      ...(reads === null ? { reads_served: pub.status.pending.reads_served ?? "null until metering counts served reads" } : {}),
+    };
+    const view = publish(
+      pub.board,
+      { ...pub.status, last_settlement_at: at, reads_served: reads?.reads_served ?? null, pending },
+      BoardStatus,
+    );
+    this.cache = { pub, version: this.version, view };
     return view;
   }
 }

@@ -1,5 +1,5 @@
 import { freshnessHeaders } from "@board/market-calendar";
-import { boardRead, type BoardReadMeta, type ViewName } from "@board/proto";
+import { boardRead, type BoardReadMeta, type ContentEncoding, type ViewName } from "@board/proto";
 import { requestBytes, type BytesReply, type NatsConnection } from "@board/service-kit";
 import type { Request, Response } from "express";
 import { preferredEncoding } from "./encoding.js";
@@ -18,21 +18,30 @@ export function readBoardView(
   req: Request,
   view: ViewName,
   params: Record<string, string>,
-  opts: { conditional: boolean },
+  opts: { conditional: boolean; encoding?: ContentEncoding },
 ): Promise<BoardViewReply> {
   const ifNoneMatch = opts.conditional ? req.headers["if-none-match"] : undefined;
   return requestBytes(
     deps.nc,
     boardRead,
-    { view, params, encoding: preferredEncoding(req.headers["accept-encoding"]), ...(ifNoneMatch ? { if_none_match: ifNoneMatch } : {}) },
+    { view, params, encoding: opts.encoding ?? preferredEncoding(req.headers["accept-encoding"]), ...(ifNoneMatch ? { if_none_match: ifNoneMatch } : {}) },
     { timeoutMs: deps.timeoutMs },
   );
 }
 
-/** Passes a view's bytes through with its ETag, encoding and the freshness headers. */
-export function sendBoardView(req: Request, res: Response, reply: BoardViewReply, extraHeaders: Record<string, string> = {}): void {
+/**
+ * Passes a view's bytes through with its ETag, encoding and the freshness headers. A body
+ * changed per read (the tier block) goes without the view's ETag.
+ */
+export function sendBoardView(
+  req: Request,
+  res: Response,
+  reply: BoardViewReply,
+  extraHeaders: Record<string, string> = {},
+  opts: { etag: boolean } = { etag: true },
+): void {
   const { meta, body } = reply;
-  res.setHeader("ETag", meta.etag);
+  if (opts.etag) res.setHeader("ETag", meta.etag);
   res.setHeader("Vary", "Accept-Encoding");
   for (const [name, value] of Object.entries(freshnessHeaders(meta.freshness))) res.setHeader(name, value);
   for (const [name, value] of Object.entries(extraHeaders)) res.setHeader(name, value);

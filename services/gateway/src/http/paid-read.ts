@@ -1,12 +1,14 @@
 import { paymentsClaim, paymentsRelease, paymentsSettle, type ClaimReply, type PaymentCarrier, type Route, type ViewName } from "@board/proto";
 import { isBusError, request, type Logger } from "@board/service-kit";
 import type { Request, Response } from "express";
+import type { ServedReads } from "../access/served-reads.js";
 import { readBoardView, sendBoardView, type BoardViewDeps, type BoardViewReply } from "./board-view.js";
 import { sendUpstreamError } from "./errors.js";
 import { exposePaymentHeaders, queryString, sendPaymentRequired } from "./payment-required.js";
 
 export interface PaidReadDeps extends BoardViewDeps {
   log: Logger;
+  served: ServedReads;
 }
 
 /** The payment a request carries, and in which header. MPP's Authorization: Payment wins over x402 headers. */
@@ -62,6 +64,7 @@ export async function servePaidRead(
   exposePaymentHeaders(res);
   res.setHeader("Cache-Control", "private, no-store");
   sendBoardView(req, res, read, settled.headers);
+  deps.served(route.path, "x402");
 }
 
 /** A refused MPP credential is answered in MPP's problem+json; an x402 payment in the x402 body. */

@@ -1,17 +1,32 @@
 import { ROUTES, viewFor, type Route } from "@board/proto";
 import type { Express, Request, Response } from "express";
-import { serveBoardView } from "./board-view.js";
 import { sendError } from "./errors.js";
-import { servePaidRead, type PaidReadDeps } from "./paid-read.js";
+import { getSignInNonce, postFreeKey, postSignInVerify } from "./keys.js";
+import { authorizationServerMetadata, getAuthorize, getJwks, postToken, protectedResourceMetadata, sendMetadata } from "./oauth.js";
 import { sendCatalogue } from "./payment-required.js";
+import { serveRead, type ReadDeps } from "./read.js";
+
+type Handler = (deps: ReadDeps, req: Request, res: Response, query: Record<string, unknown>) => Promise<void> | void;
+
+/** The routes answered by identity rather than the board. */
+const AUTH_HANDLERS: Record<string, Handler> = {
+  "/api/key": (deps, req, res) => postFreeKey(deps, req, res),
+  "/api/auth/nonce": (deps, req, res, q) => getSignInNonce(deps, req, res, q as { address: string; chain: string }),
+  "/api/auth/verify": (deps, req, res) => postSignInVerify(deps, req, res),
+  "/oauth/token": (deps, req, res) => postToken(deps, req, res),
+  "/oauth/jwks": (deps, req, res) => getJwks(deps, req, res),
+  "/oauth/authorize": (deps, req, res) => getAuthorize(deps, req, res),
+  "/.well-known/oauth-authorization-server": (deps, _req, res) => sendMetadata(res, authorizationServerMetadata(deps.publicBaseUrl)),
+  "/.well-known/oauth-protected-resource": (deps, _req, res) => sendMetadata(res, protectedResourceMetadata(deps.publicBaseUrl)),
+};
 
 /** Mounts every path of the route catalogue; what is not in it is a 404. */
-export function mountRoutes(app: Express, deps: PaidReadDeps): void {
+export function mountRoutes(app: Express, deps: ReadDeps): void {
   for (const route of ROUTES) app.all(route.path, (req, res) => handle(route, deps, req, res));
   app.use((req: Request, res: Response) => sendError(res, "not_found", `There is no ${req.path}. The catalogue of reads is at /openapi.json and /llms.txt.`));
 }
 
-async function handle(route: Route, deps: PaidReadDeps, req: Request, res: Response): Promise<void> {
+async function handle(route: Route, deps: ReadDeps, req: Request, res: Response): Promise<void> {
   const allowed = route.methods.includes("GET") ? [...route.methods, "HEAD"] : [...route.methods];
   if (!allowed.includes(req.method as (typeof allowed)[number])) {
     res.setHeader("Allow", allowed.join(", "));
@@ -23,11 +38,12 @@ async function handle(route: Route, deps: PaidReadDeps, req: Request, res: Respo
     const param = String(issue?.path[0] ?? "query");
     return sendError(res, "invalid_query", `Query parameter '${param}': ${issue?.message ?? "invalid"}.`, { param });
   }
-  const { view, free } = viewFor(route, query.data);
   if (route.path === "/api") return sendCatalogue(deps, res);
-  if (view && free) return serveBoardView(deps, req, res, view, stringParams(query.data));
-  if (route.kind === "paid" && view) return servePaidRead(deps, req, res, route, view, stringParams(query.data));
-  sendError(res, "not_implemented", `${route.path} is not available yet.`);
+  const auth = AUTH_HANDLERS[route.path];
+  if (auth) return auth(deps, req, res, query.data);
+  if (route.kind === "discovery") return sendError(res, "not_implemented", `${route.path} is not available yet.`);
+  const { view, free } = viewFor(route, query.data);
+  return serveRead(deps, req, res, route, view, stringParams(query.data), free);
 }
 
 function stringParams(q: Record<string, unknown>): Record<string, string> {

@@ -1,7 +1,8 @@
 import { PAID_ROUTES, type Route } from "@board/proto";
 import { x402ResourceServer, type FacilitatorClient } from "@x402/core/server";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
-import { createSIWxResourceServerExtension, declareSIWxExtension } from "@x402/extensions/sign-in-with-x";
+import type { SignInChallengeReply } from "@board/proto";
+import { buildSIWxSchema, SIGN_IN_WITH_X } from "@x402/extensions/sign-in-with-x";
 import type { X402Rail } from "../rails/rail.js";
 
 /** An offer in x402 v1's words (legacy x402-fetch 1.x reads these from the 402 body). */
@@ -25,8 +26,8 @@ export interface Offer {
   requirement: PaymentRequirements;
 }
 
-/** A wallet sign-in session lasts ten minutes (SPEC.md 5 rule 3). */
-const SIWX_SESSION_SECONDS = 600;
+/** The sign-in-with-x challenge of one 402, issued by identity (its nonce is one identity can recognise); null when identity cannot answer. */
+export type SignInChallenger = (resourceUrl: string) => Promise<SignInChallengeReply | null>;
 
 /**
  * Every paid route's offers, built once per price by x402's resource server from the rails'
@@ -36,28 +37,16 @@ const SIWX_SESSION_SECONDS = 600;
 export class OfferBook {
   private readonly server: x402ResourceServer;
   private readonly byPrice = new Map<bigint, Offer[]>();
-  private readonly siwx: ReturnType<typeof declareSIWxExtension>;
 
   constructor(
     readonly rails: readonly X402Rail[],
     ours: FacilitatorClient,
     private readonly publicBaseUrl: URL,
     private readonly maxTimeoutSeconds: number,
+    private readonly signInChallenge: SignInChallenger,
   ) {
     this.server = new x402ResourceServer(ours);
     for (const rail of rails) if (rail.server) this.server.register(rail.network, rail.server);
-    // Only the 402 enrichment of this extension is used here (domain, uri, nonce, issuedAt):
-    // a paid read is never granted to an address for having paid before, so its storage
-    // remembers nothing and answers "not paid".
-    this.server.registerExtension(
-      createSIWxResourceServerExtension({ origin: publicBaseUrl.origin, storage: { hasPaid: () => false, recordPayment: () => undefined } }),
-    );
-    const networks = rails.filter((r) => r.rail === "base" || r.rail === "solana").map((r) => r.network);
-    this.siwx = declareSIWxExtension({
-      statement: "Sign in to read the board's free tier.",
-      network: [...new Set(networks)],
-      expirationSeconds: SIWX_SESSION_SECONDS,
-    });
   }
 
   /** Fetches the facilitator's supported kinds and builds the offers of every price in the catalogue. */
@@ -91,14 +80,19 @@ export class OfferBook {
     return url.toString();
   }
 
-  /** The v2 PaymentRequired of a route (PAYMENT-REQUIRED header and the body's `v2`). */
+  /**
+   * The v2 PaymentRequired of a route (PAYMENT-REQUIRED header and the body's `v2`), declaring
+   * sign-in-with-x with a fresh challenge from identity. Without one (identity unreachable) the
+   * 402 still lets the client pay; it only lacks the sign-in offer.
+   */
   async paymentRequired(route: Route, resourceUrl: string, error?: string): Promise<PaymentRequired> {
-    const offers = await this.offers(route);
+    const [offers, challenge] = await Promise.all([this.offers(route), this.signInChallenge(resourceUrl)]);
+    const extensions = challenge ? { [SIGN_IN_WITH_X]: { info: challenge.info, supportedChains: challenge.supportedChains, schema: buildSIWxSchema() } } : undefined;
     return this.server.createPaymentRequiredResponse(
       offers.map((o) => o.requirement),
       { url: resourceUrl, description: route.summary, mimeType: "application/json" },
       error,
-      this.rails.length > 0 ? this.siwx : undefined,
+      extensions,
     );
   }
 

@@ -1,0 +1,20 @@
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+
+/**
+ * IDENTITY_SECRET for a developer's machine when none is given: generated once, kept in the
+ * data directory (mode 0600), never in the repository. Production sets it from its secret store.
+ */
+export function localIdentitySecret(dataDir: string): string {
+  const file = path.join(dataDir, "identity.secret");
+  try {
+    return fs.readFileSync(file, "utf8").trim();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+  }
+  fs.mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32).toString("base64url");
+  fs.writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: "wx" });
+  return secret;
+}

@@ -1,0 +1,34 @@
+import { Credentials, identityResolve, type CredentialRefusalCode, type Principal, type Route } from "@board/proto";
+import { request, type NatsConnection } from "@board/service-kit";
+
+export type Access =
+  | { kind: "principal"; principal: Principal }
+  | { kind: "refused"; code: CredentialRefusalCode; message: string };
+
+/** A header too long or malformed to be one of ours is refused the way an unknown one is. */
+const MALFORMED: Record<keyof Credentials, { code: CredentialRefusalCode; message: string }> = {
+  license_key: { code: "license_unknown", message: "X-License-Key is not a license key of this service. Check the key." },
+  bearer: { code: "token_invalid", message: "The bearer token is malformed. Get a fresh one from POST /oauth/token." },
+  siwx: { code: "sign_in_invalid", message: "SIGN-IN-WITH-X is malformed. Sign the challenge of a fresh 402 and send its base64 payload." },
+  board_key: { code: "key_unknown", message: "X-Board-Key is not a key of this service. Request a free key at POST /api/key." },
+};
+
+/** Turns the request's credentials into a principal (or a refusal) through identity. Throws BusError when identity fails. */
+export async function resolveAccess(nc: NatsConnection, timeoutMs: number, creds: Credentials): Promise<Access> {
+  const parsed = Credentials.safeParse(creds);
+  if (!parsed.success) {
+    const field = parsed.error.issues[0]?.path[0] as keyof Credentials | undefined;
+    return { kind: "refused", ...MALFORMED[field ?? "board_key"] };
+  }
+  const reply = await request(nc, identityResolve, { credentials: parsed.data }, { timeoutMs });
+  return reply.ok ? { kind: "principal", principal: reply.principal } : { kind: "refused", code: reply.code, message: reply.message };
+}
+
+/** Whether a principal's tier reads this route without paying. The live feed also needs a live-feed license behind a bearer. */
+export function entitles(route: Route, principal: Principal): boolean {
+  if (!route.tiers.includes(principal.tier)) return false;
+  if (route.kind === "live" && principal.tier === "bearer") return principal.license_kind === "live_feed";
+  return true;
+}
+
+export const isFreeTier = (p: Principal) => p.tier === "free_key" || p.tier === "wallet";

@@ -1,0 +1,73 @@
+import { FreeKeyRequest, identityFreeKey, identitySignInChallenge, identitySignInVerify, SignInPayload } from "@board/proto";
+import { request } from "@board/service-kit";
+import type { Request, Response } from "express";
+import { consume } from "../access/meter.js";
+import { readJsonObject } from "./bodies.js";
+import { sendError, sendUpstreamError } from "./errors.js";
+import type { ReadDeps } from "./read.js";
+
+const sendJson = (res: Response, status: number, body: unknown) =>
+  res.status(status).type("application/json").setHeader("Cache-Control", "no-store").send(JSON.stringify(body));
+
+/** Key endpoints are anonymous: each request spends one of the client address's burst. */
+async function withinBurst(deps: ReadDeps, req: Request, res: Response): Promise<boolean> {
+  try {
+    const burst = await consume(deps.nc, deps.timeoutMs, deps.log, `ip:${req.ip ?? "unknown"}`, "anonymous");
+    if (burst.granted) return true;
+    sendError(res, "burst_limited", "Too many requests at once. Retry after the given seconds.", { retry_after_seconds: burst.retry_after_seconds });
+  } catch (err) {
+    sendUpstreamError(res, err);
+  }
+  return false;
+}
+
+/** POST /api/key {email}: a free key, shown once. Posting the same email again replaces the key. */
+export async function postFreeKey(deps: ReadDeps, req: Request, res: Response): Promise<void> {
+  const body = await readJsonObject(req);
+  if (!body.ok) return sendError(res, "invalid_request", body.message);
+  const parsed = FreeKeyRequest.safeParse(body.value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const missing = body.value.email === undefined;
+    return sendError(res, "invalid_request", missing ? "The body needs an email: {\"email\": \"you@example.com\"}." : `${issue?.message ?? "email is invalid"}.`, { param: "email" });
+  }
+  if (!(await withinBurst(deps, req, res))) return;
+  try {
+    sendJson(res, 201, await request(deps.nc, identityFreeKey, parsed.data, { timeoutMs: deps.timeoutMs }));
+  } catch (err) {
+    sendUpstreamError(res, err);
+  }
+}
+
+/** GET /api/auth/nonce?address=&chain=: the CAIP-122 message to sign, with a nonce we issued. */
+export async function getSignInNonce(deps: ReadDeps, req: Request, res: Response, query: { address: string; chain: string }): Promise<void> {
+  if (!(await withinBurst(deps, req, res))) return;
+  const resource = new URL("/api/auth/verify", deps.publicBaseUrl).toString();
+  try {
+    const reply = await request(deps.nc, identitySignInChallenge, { address: query.address, chain: query.chain, resource_url: resource }, { timeoutMs: deps.timeoutMs });
+    sendJson(res, 200, reply);
+  } catch (err) {
+    sendUpstreamError(res, err);
+  }
+}
+
+/** POST /api/auth/verify: the signed SIWX payload (the JSON the SIGN-IN-WITH-X header base64-encodes) for a wallet-tier key. */
+export async function postSignInVerify(deps: ReadDeps, req: Request, res: Response): Promise<void> {
+  const body = await readJsonObject(req);
+  if (!body.ok) return sendError(res, "invalid_request", body.message);
+  const parsed = SignInPayload.safeParse(body.value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const param = issue?.path.join(".") || "body";
+    return sendError(res, "invalid_request", `${param}: ${issue?.message ?? "invalid"}. Send the signed payload: the challenge's fields with address, chainId, type and signature.`, { param });
+  }
+  if (!(await withinBurst(deps, req, res))) return;
+  try {
+    const reply = await request(deps.nc, identitySignInVerify, { payload: parsed.data }, { timeoutMs: deps.timeoutMs });
+    if (!reply.ok) return sendError(res, reply.code, reply.message, {}, 401);
+    const { ok: _ok, ...key } = reply;
+    sendJson(res, 201, key);
+  } catch (err) {
+    sendUpstreamError(res, err);
+  }
+}

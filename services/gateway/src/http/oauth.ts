@@ -1,0 +1,109 @@
+import { ACCESS_TOKEN_SCOPE, identityJwks, identityToken, type TokenRequest } from "@board/proto";
+import { request } from "@board/service-kit";
+import type { Request, Response } from "express";
+import { readForm } from "./bodies.js";
+import { sendUpstreamError } from "./errors.js";
+import type { ReadDeps } from "./read.js";
+
+/** RFC 6749 5.1/5.2: token responses are never cached. */
+function noStore(res: Response): Response {
+  return res.setHeader("Cache-Control", "no-store").setHeader("Pragma", "no-cache");
+}
+
+function oauthError(res: Response, status: number, error: string, description: string): void {
+  noStore(res).status(status).type("application/json").send(JSON.stringify({ error, error_description: description }));
+}
+
+/** Authorization: Basic, decoded as RFC 6749 2.3.1 says (each part form-urlencoded before base64). */
+function basicCredentials(req: Request): { id: string; secret: string } | "malformed" | null {
+  const auth = req.headers.authorization;
+  if (!auth || !/^Basic\s/i.test(auth)) return null;
+  const decoded = Buffer.from(auth.replace(/^Basic\s+/i, "").trim(), "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  if (colon < 0) return "malformed";
+  try {
+    const form = (s: string) => decodeURIComponent(s.replace(/\+/g, " "));
+    return { id: form(decoded.slice(0, colon)), secret: form(decoded.slice(colon + 1)) };
+  } catch {
+    return "malformed";
+  }
+}
+
+/** POST /oauth/token: the client credentials grant; the client secret is the license key. */
+export async function postToken(deps: ReadDeps, req: Request, res: Response): Promise<void> {
+  const basic = basicCredentials(req);
+  if (basic === "malformed") {
+    res.setHeader("WWW-Authenticate", 'Basic realm="board", charset="UTF-8"');
+    return oauthError(res, 401, "invalid_client", "The Authorization: Basic credentials are malformed.");
+  }
+  const form = await readForm(req);
+  const tokenRequest: TokenRequest = form.ok
+    ? {
+        ...(form.value.grant_type !== undefined ? { grant_type: form.value.grant_type } : {}),
+        ...(form.value.scope !== undefined ? { scope: form.value.scope } : {}),
+        ...(form.value.client_id !== undefined ? { form_client_id: form.value.client_id } : {}),
+        ...(form.value.client_secret !== undefined ? { form_client_secret: form.value.client_secret } : {}),
+      }
+    : { malformed: form.message };
+  if (basic) Object.assign(tokenRequest, { basic_client_id: basic.id, basic_client_secret: basic.secret });
+  let reply;
+  try {
+    reply = await request(deps.nc, identityToken, tokenRequest, { timeoutMs: deps.timeoutMs });
+  } catch (err) {
+    // An over-long field fails the contract before identity sees it: that is a malformed request.
+    if ((err as { code?: string }).code === "invalid_request") return oauthError(res, 400, "invalid_request", "A parameter of the token request is too long.");
+    return sendUpstreamError(res, err);
+  }
+  if (!reply.ok) {
+    if (reply.status === 401 && reply.basic) res.setHeader("WWW-Authenticate", 'Basic realm="board", charset="UTF-8"');
+    return oauthError(res, reply.status, reply.error, reply.error_description);
+  }
+  noStore(res).status(200).type("application/json").send(JSON.stringify(reply.token));
+}
+
+/** GET /oauth/jwks: the public keys that verify bearer tokens, including a successor published before it signs. */
+export async function getJwks(deps: ReadDeps, _req: Request, res: Response): Promise<void> {
+  try {
+    const jwks = await request(deps.nc, identityJwks, {}, { timeoutMs: deps.timeoutMs });
+    res.status(200).type("application/json").setHeader("Cache-Control", "public, max-age=300").send(JSON.stringify(jwks));
+  } catch (err) {
+    sendUpstreamError(res, err);
+  }
+}
+
+/** GET /oauth/authorize: no interactive grant exists. Nothing is redirected: no client has a registered redirect URI. */
+export function getAuthorize(_deps: ReadDeps, _req: Request, res: Response): void {
+  oauthError(res, 400, "unsupported_response_type", "This server has no interactive grants. Use the client credentials grant at POST /oauth/token with your license key.");
+}
+
+/** RFC 8414 authorization server metadata. */
+export function authorizationServerMetadata(base: URL) {
+  const issuer = base.origin;
+  return {
+    issuer,
+    token_endpoint: `${issuer}/oauth/token`,
+    jwks_uri: `${issuer}/oauth/jwks`,
+    grant_types_supported: ["client_credentials"],
+    token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+    response_types_supported: [],
+    scopes_supported: [ACCESS_TOKEN_SCOPE],
+    service_documentation: `${issuer}/llms.txt`,
+  };
+}
+
+/** RFC 9728 protected resource metadata: the board's paid routes accept the bearer in the Authorization header. */
+export function protectedResourceMetadata(base: URL) {
+  const resource = base.origin;
+  return {
+    resource,
+    authorization_servers: [resource],
+    scopes_supported: [ACCESS_TOKEN_SCOPE],
+    bearer_methods_supported: ["header"],
+    resource_name: "Scored Market Board",
+    resource_documentation: `${resource}/llms.txt`,
+  };
+}
+
+export function sendMetadata(res: Response, body: unknown): void {
+  res.status(200).type("application/json").setHeader("Cache-Control", "public, max-age=3600").send(JSON.stringify(body));
+}

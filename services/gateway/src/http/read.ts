@@ -1,0 +1,161 @@
+import type { ConsumeReply, Principal, Route, ViewName } from "@board/proto";
+import type { Request, Response } from "express";
+import { credentialsOf } from "../access/credentials.js";
+import { consume, refund } from "../access/meter.js";
+import { entitles, isFreeTier, resolveAccess, type Access } from "../access/principal.js";
+import { setDailyHeaders, tierBlock, withTierBlock } from "../access/tier-block.js";
+import { readBoardView, sendBoardView, type BoardViewReply } from "./board-view.js";
+import { sendError, sendUpstreamError } from "./errors.js";
+import { paymentOf, servePaidRead, type PaidReadDeps } from "./paid-read.js";
+import { sendPaymentRequired } from "./payment-required.js";
+
+export interface ReadDeps extends PaidReadDeps {
+  publicBaseUrl: URL;
+}
+
+/**
+ * Every board read, free, paid or live (DESIGN.md "A paid read, end to end"): credentials
+ * first (identity), then the count (metering), then the board; a payment where no credential
+ * entitles the read. Free reads are everyone's: credentials change nothing there.
+ */
+export async function serveRead(
+  deps: ReadDeps,
+  req: Request,
+  res: Response,
+  route: Route,
+  view: ViewName | null,
+  params: Record<string, string>,
+  free: boolean,
+): Promise<void> {
+  // HEAD answers headers only: it never takes a payment and never spends a counted read.
+  const creds = free || req.method !== "GET" ? null : credentialsOf(req);
+  if (creds) {
+    let access: Access;
+    try {
+      access = await resolveAccess(deps.nc, deps.timeoutMs, creds);
+    } catch (err) {
+      return sendUpstreamError(res, err);
+    }
+    if (access.kind === "refused") return sendCredentialRefusal(deps, req, res, route, access);
+    const { principal } = access;
+    if (entitles(route, principal)) return serveEntitled(deps, req, res, route, view, params, principal);
+    if (route.kind === "paid") {
+      if (paymentOf(req)) return servePaidRead(deps, req, res, route, view!, params);
+      return sendPaymentRequired(deps, req, res, route, {
+        code: "route_not_in_tier",
+        message: `Your ${tierWords(principal)} does not cover ${route.path}. Pay per read with one of the offers here, or use a license key.`,
+      });
+    }
+    return sendError(res, "forbidden", `Your ${tierWords(principal)} does not open ${route.path}: it needs a live-feed license key (X-License-Key) or a bearer token minted from one.`);
+  }
+
+  if (!free && route.kind === "paid" && req.method === "GET" && paymentOf(req)) return servePaidRead(deps, req, res, route, view!, params);
+
+  // Anonymous: a burst limit per client address, then the free read, the 402 or the 401.
+  let burst: ConsumeReply;
+  try {
+    burst = await consume(deps.nc, deps.timeoutMs, deps.log, `ip:${req.ip ?? "unknown"}`, "anonymous");
+  } catch (err) {
+    return sendUpstreamError(res, err);
+  }
+  if (!burst.granted) return sendLimited(res, burst);
+  if (free && view) return serveFree(deps, req, res, route, view, params);
+  if (route.kind === "paid") return sendPaymentRequired(deps, req, res, route);
+  res.setHeader("WWW-Authenticate", bearerChallenge(deps));
+  return sendError(res, "credential_required", `${route.path} is the live tier: send a live-feed license key in X-License-Key, or a bearer token from POST /oauth/token.`);
+}
+
+async function serveFree(deps: ReadDeps, req: Request, res: Response, route: Route, view: ViewName, params: Record<string, string>) {
+  let reply: BoardViewReply;
+  try {
+    reply = await readBoardView(deps, req, view, params, { conditional: true });
+  } catch (err) {
+    return sendUpstreamError(res, err);
+  }
+  sendBoardView(req, res, reply);
+  if (reply.meta.status === 200 && req.method === "GET") deps.served(route.path, "anonymous");
+}
+
+/** A read the principal's tier covers: counted (free tiers) or burst-checked (licenses), then served. */
+async function serveEntitled(
+  deps: ReadDeps,
+  req: Request,
+  res: Response,
+  route: Route,
+  view: ViewName | null,
+  params: Record<string, string>,
+  principal: Principal,
+): Promise<void> {
+  const freeTier = isFreeTier(principal);
+  let count: ConsumeReply;
+  try {
+    count = await consume(deps.nc, deps.timeoutMs, deps.log, principal.id, freeTier ? "free" : "licensed");
+  } catch (err) {
+    return sendUpstreamError(res, err);
+  }
+  if (!count.granted) return sendLimited(res, count);
+  const daily = count.daily;
+  if (!view) {
+    if (daily) await refund(deps.nc, deps.timeoutMs, deps.log, principal.id, daily.day);
+    return sendError(res, "not_implemented", `${route.path} is not served yet; your license is valid for it.`);
+  }
+
+  let reply: BoardViewReply;
+  try {
+    // A free-tier body carries its tier block, so it is read uncompressed and spliced.
+    reply = await readBoardView(deps, req, view, params, { conditional: false, ...(daily ? { encoding: "identity" as const } : {}) });
+  } catch (err) {
+    if (daily) await refund(deps.nc, deps.timeoutMs, deps.log, principal.id, daily.day);
+    return sendUpstreamError(res, err);
+  }
+  res.setHeader("Cache-Control", "private, no-store");
+  res.setHeader("X-Board-Tier", principal.tier);
+  if (daily) {
+    setDailyHeaders(res, daily);
+    sendBoardView(req, res, { meta: reply.meta, body: withTierBlock(reply.body, tierBlock(principal, daily)) }, {}, { etag: false });
+  } else {
+    sendBoardView(req, res, reply);
+  }
+  deps.served(route.path, principal.tier);
+}
+
+function sendLimited(res: Response, refusal: Extract<ConsumeReply, { granted: false }>): void {
+  if (refusal.daily) setDailyHeaders(res, refusal.daily);
+  const message =
+    refusal.reason === "daily_cap_reached"
+      ? `The free tier's ${refusal.daily?.limit ?? 25} reads for today are used; the count starts again at ${refusal.daily?.reset_at ?? "00:00 UTC"}. Pay per read meanwhile, or use a license key.`
+      : "Too many requests at once. Pace requests sequentially and retry after the given seconds.";
+  sendError(res, refusal.reason, message, { retry_after_seconds: refusal.retry_after_seconds });
+}
+
+function sendCredentialRefusal(deps: ReadDeps, req: Request, res: Response, route: Route, refusal: Extract<Access, { kind: "refused" }>): Promise<void> | void {
+  if (refusal.code === "sign_in_invalid" || refusal.code === "sign_in_expired") {
+    // The next challenge to sign comes with a fresh 402.
+    if (route.kind === "paid") return sendPaymentRequired(deps, req, res, route, { code: refusal.code, message: refusal.message });
+    res.setHeader("WWW-Authenticate", bearerChallenge(deps));
+    return sendError(res, "credential_required", `${refusal.message} A wallet sign-in does not open the live tier.`);
+  }
+  if (refusal.code === "token_invalid") res.setHeader("WWW-Authenticate", bearerChallenge(deps, "invalid_token"));
+  sendError(res, refusal.code, refusal.message);
+}
+
+/** RFC 6750 challenge pointing at our RFC 9728 metadata. */
+function bearerChallenge(deps: ReadDeps, error?: string): string {
+  const metadata = new URL("/.well-known/oauth-protected-resource", deps.publicBaseUrl).toString();
+  return `Bearer realm="board"${error ? `, error="${error}"` : ""}, scope="board:live", resource_metadata="${metadata}"`;
+}
+
+function tierWords(p: Principal): string {
+  switch (p.tier) {
+    case "free_key":
+      return "free key";
+    case "wallet":
+      return "wallet sign-in";
+    case "scanner_license":
+      return "scanner license";
+    case "live_license":
+      return "live-feed license";
+    case "bearer":
+      return "bearer token";
+  }
+}
