@@ -1,7 +1,26 @@
+import { DEFAULT_BURST } from "@board/proto";
 import { baseEnv, parseEnv } from "@board/service-kit";
-import type { z } from "zod";
+import { z } from "zod";
 
-export const MeteringEnv = baseEnv(9104);
+const capacity = z.coerce.number().int().min(1).max(100_000);
+const perSecond = z.coerce.number().positive().max(100_000);
+
+export const MeteringEnv = baseEnv(9104).extend({
+  /** Burst of a principal (free key, wallet, license): reads at once, and their refill per second. */
+  BURST_CAPACITY: capacity.default(DEFAULT_BURST.principal.capacity),
+  BURST_PER_SECOND: perSecond.default(DEFAULT_BURST.principal.per_second),
+  /** Burst of one client address reading anonymously. */
+  ANON_BURST_CAPACITY: capacity.default(DEFAULT_BURST.anonymous.capacity),
+  ANON_BURST_PER_SECOND: perSecond.default(DEFAULT_BURST.anonymous.per_second),
+  /** At most this many burst buckets per kind in memory; beyond it the least recently used goes. */
+  BURST_MAX_BUCKETS: z.coerce.number().int().min(100).default(100_000),
+  /** Served reads are folded into the per-route counts in batches of at most this many... */
+  READS_BATCH_MAX: z.coerce.number().int().min(1).max(10_000).default(500),
+  /** ...or after this long since the first read of a batch arrived. */
+  READS_BATCH_WAIT_MS: z.coerce.number().int().min(1).max(60_000).default(250),
+  /** Daily counts are kept this many days, then deleted (a day's count matters only on that day). */
+  DAILY_RETENTION_DAYS: z.coerce.number().int().min(2).max(3650).default(35),
+});
 export type MeteringEnv = z.infer<typeof MeteringEnv>;
 
 export const loadEnv = (): MeteringEnv => parseEnv(MeteringEnv, process.env, "metering");

@@ -2,4 +2,4 @@ import { runMain } from "@board/service-kit";
 import { loadEnv } from "./env.js";
 import { startMetering } from "./start.js";
 
-runMain(() => startMetering(loadEnv()));
+runMain(async () => (await startMetering(loadEnv())).runtime);

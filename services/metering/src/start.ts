@@ -1,19 +1,93 @@
-import { startRuntime, type Runtime } from "@board/service-kit";
+import { fileURLToPath } from "node:url";
+import { meteringConsume, meteringReadsServed, meteringRefund, READS_SERVED_EVENT_SUBJECT, ReadsServedReply } from "@board/proto";
+import { bind, startRuntime, type Runtime } from "@board/service-kit";
 import pkg from "../package.json" with { type: "json" };
+import { BurstLimiter } from "./burst/burst-limiter.js";
+import { DailyCaps } from "./daily/daily-caps.js";
+import { utcDayBefore } from "./daily/utc-day.js";
+import * as schema from "./db/schema.js";
 import type { MeteringEnv } from "./env.js";
+import { Meter } from "./meter.js";
+import { ReadsServedLedger } from "./reads-served/ledger.js";
+import { followServedReads } from "./reads-served/reader.js";
+import { ensureServedReadsStream } from "./reads-served/stream.js";
 
-/**
- * The metering service as it stands: connected to the bus and its database, registered
- * ($SRV discovery, stats, metering.v1.ping) and ready. Its endpoints arrive with its capability.
- */
-export async function startMetering(env: MeteringEnv): Promise<Runtime<Record<string, never>>> {
+const HOUR_MS = 3_600_000;
+
+export interface MeteringService {
+  readonly runtime: Runtime<typeof schema>;
+  readonly meter: Meter;
+  readonly caps: DailyCaps;
+  readonly ledger: ReadsServedLedger;
+  /** Reads served per route, as metering.v1.reads_served answers. */
+  readsServed(): Promise<ReadsServedReply>;
+  stop(): Promise<void>;
+}
+
+export interface MeteringOptions {
+  /** The clock of the daily counts and burst buckets (tests move it across days). */
+  now?: () => Date;
+  /** How often the served-reads reader checks the stream was not made anew (default 30 s). */
+  streamCheckMs?: number;
+}
+
+/** Daily caps, burst limits and reads served, answered on metering.v1.*. */
+export async function startMetering(env: MeteringEnv, opts: MeteringOptions = {}): Promise<MeteringService> {
+  const now = opts.now ?? (() => new Date());
   const rt = await startRuntime({
     service: "metering",
     version: pkg.version,
-    description: "Daily caps, burst limits and reads served (skeleton: capability pending)",
+    description: "Daily caps, burst limits and reads served",
     env,
-    database: {},
+    database: { migrationsFolder: fileURLToPath(new URL("../drizzle", import.meta.url)), schema },
   });
-  await rt.serve([]);
-  return rt;
+  try {
+    const db = rt.database!.db;
+    const caps = new DailyCaps(db);
+    const ledger = new ReadsServedLedger(db);
+    const principals = new BurstLimiter({ capacity: env.BURST_CAPACITY, per_second: env.BURST_PER_SECOND }, env.BURST_MAX_BUCKETS);
+    const addresses = new BurstLimiter({ capacity: env.ANON_BURST_CAPACITY, per_second: env.ANON_BURST_PER_SECOND }, env.BURST_MAX_BUCKETS);
+    const meter = new Meter({ caps, principals, addresses, now });
+    const readsServed = async (): Promise<ReadsServedReply> => ({ reads_served: await ledger.totals(), as_of: now().toISOString() });
+
+    // Buckets that have refilled are forgotten, so memory holds only the clients reading now.
+    const sweeper = setInterval(() => {
+      const at = now().getTime();
+      principals.sweep(at);
+      addresses.sweep(at);
+    }, Math.min(60_000, Math.max(1000, principals.refillMs, addresses.refillMs)));
+    sweeper.unref();
+    rt.lifecycle.onStop("burst sweep", () => clearInterval(sweeper));
+
+    const prune = () =>
+      caps.prune(utcDayBefore(now(), env.DAILY_RETENTION_DAYS)).catch((err: unknown) => rt.log.warn({ err }, "pruning old daily counts failed"));
+    await prune();
+    const pruner = setInterval(() => void prune(), HOUR_MS);
+    pruner.unref();
+    rt.lifecycle.onStop("daily prune", () => clearInterval(pruner));
+
+    // The gateway publishes served reads into this stream: it exists before metering answers.
+    await ensureServedReadsStream(rt.bus.nc);
+    const reader = followServedReads({
+      nc: rt.bus.nc,
+      ledger,
+      log: rt.log,
+      batchMax: env.READS_BATCH_MAX,
+      batchWaitMs: env.READS_BATCH_WAIT_MS,
+      ...(opts.streamCheckMs ? { streamCheckMs: opts.streamCheckMs } : {}),
+      // The board's status view follows these totals without asking per read.
+      onCounted: async () => rt.bus.nc.publish(READS_SERVED_EVENT_SUBJECT, JSON.stringify(ReadsServedReply.parse(await readsServed()))),
+    });
+    rt.lifecycle.onStop("served reads", () => reader.stop());
+
+    await rt.serve([
+      bind(meteringConsume, (req) => meter.consume(req)),
+      bind(meteringRefund, (req) => meter.refund(req)),
+      bind(meteringReadsServed, readsServed),
+    ]);
+    return { runtime: rt, meter, caps, ledger, readsServed, stop: () => rt.stop() };
+  } catch (err) {
+    await rt.stop();
+    throw err;
+  }
 }

@@ -1,0 +1,46 @@
+import { FREE_DAILY_LIMIT, type ConsumeReply, type ConsumeRequest, type DailyCount, type RefundReply, type RefundRequest } from "@board/proto";
+import { BusError } from "@board/service-kit";
+import type { BurstLimiter } from "./burst/burst-limiter.js";
+import type { DailyCaps } from "./daily/daily-caps.js";
+import { isCalendarDay, nextUtcMidnight, secondsUntil, utcDay } from "./daily/utc-day.js";
+
+export interface MeterOptions {
+  caps: DailyCaps;
+  /** Buckets of principals (free and licensed reads). */
+  principals: BurstLimiter;
+  /** Buckets of client addresses (anonymous reads, principal "ip:<address>"). */
+  addresses: BurstLimiter;
+  now: () => Date;
+}
+
+/**
+ * Decides whether a read may be served. The burst comes first, so a burst-limited read
+ * costs no daily read (and no database write); then a free read is counted against the
+ * day's cap of FREE_DAILY_LIMIT.
+ */
+export class Meter {
+  constructor(private readonly opts: MeterOptions) {}
+
+  async consume(req: ConsumeRequest): Promise<ConsumeReply> {
+    const now = this.opts.now();
+    if (req.kind === "anonymous" && !req.principal.startsWith("ip:")) throw new BusError("invalid_request", 400);
+    const limiter = req.kind === "anonymous" ? this.opts.addresses : this.opts.principals;
+    const burst = limiter.take(req.principal, now.getTime());
+    // The daily count is not read for a burst refusal: it is answered from memory alone.
+    if (!burst.ok) return { granted: false, reason: "burst_limited", retry_after_seconds: burst.retryAfterSeconds, daily: null };
+    if (req.kind !== "free") return { granted: true, daily: null };
+
+    const day = utcDay(now);
+    const resetAt = nextUtcMidnight(now);
+    const outcome = await this.opts.caps.count(req.principal, day, FREE_DAILY_LIMIT);
+    const count = (used: number): DailyCount => ({ day, used_today: used, limit: FREE_DAILY_LIMIT, reset_at: resetAt.toISOString() });
+    if (outcome.counted) return { granted: true, daily: count(outcome.used) };
+    return { granted: false, reason: "daily_cap_reached", retry_after_seconds: secondsUntil(resetAt, now), daily: count(FREE_DAILY_LIMIT) };
+  }
+
+  /** Gives back a counted read the gateway could not serve (only served reads count). */
+  async refund(req: RefundRequest): Promise<RefundReply> {
+    if (!isCalendarDay(req.day)) throw new BusError("invalid_request", 400);
+    return { refunded: await this.opts.caps.refund(req.principal, req.day) };
+  }
+}
