@@ -2,4 +2,4 @@ import { runMain } from "@board/service-kit";
 import { loadEnv } from "./env.js";
 import { startIdentity } from "./start.js";
 
-runMain(() => startIdentity(loadEnv()));
+runMain(async () => (await startIdentity(loadEnv())).runtime);

@@ -1,19 +1,91 @@
-import { startRuntime, type Runtime } from "@board/service-kit";
+import { fileURLToPath } from "node:url";
+import {
+  identityFreeKey,
+  identityJwks,
+  identityLicenseCancel,
+  identityLicenseIssue,
+  identityLicenseList,
+  identityLicenseRenew,
+  identityResolve,
+  identitySignInChallenge,
+  identitySignInVerify,
+  identityToken,
+} from "@board/proto";
+import { bind, startRuntime, type Runtime } from "@board/service-kit";
 import pkg from "../package.json" with { type: "json" };
+import * as schema from "./db/schema.js";
 import type { IdentityEnv } from "./env.js";
+import { BoardKeys } from "./keys/board-keys.js";
+import { BoardKeyStore } from "./keys/store.js";
+import { Licenses } from "./licenses/licenses.js";
+import { LicenseStore } from "./licenses/store.js";
+import { OAuth } from "./oauth/index.js";
+import { resolveCredentials } from "./resolve.js";
+import { deriveSecrets } from "./secrets.js";
+import { SignIn } from "./sign-in/index.js";
 
-/**
- * The identity service as it stands: connected to the bus and its database, registered
- * ($SRV discovery, stats, identity.v1.ping) and ready. Its endpoints arrive with its capability.
- */
-export async function startIdentity(env: IdentityEnv): Promise<Runtime<Record<string, never>>> {
+export interface IdentityOptions {
+  /** The clock of keys, licenses, sign-in sessions and tokens (tests move it). */
+  now?: () => Date;
+}
+
+export interface IdentityService {
+  readonly runtime: Runtime<typeof schema>;
+  readonly oauth: OAuth;
+  stop(): Promise<void>;
+}
+
+/** Free keys, wallet sign-in, license keys and OAuth, answered on identity.v1.*. */
+export async function startIdentity(env: IdentityEnv, opts: IdentityOptions = {}): Promise<IdentityService> {
+  const now = opts.now ?? (() => new Date());
+  const secrets = deriveSecrets(env.IDENTITY_SECRET);
   const rt = await startRuntime({
     service: "identity",
     version: pkg.version,
-    description: "Free keys, wallet sign-in, license keys and OAuth (skeleton: capability pending)",
+    description: "Free keys, wallet sign-in, license keys and OAuth",
     env,
-    database: {},
+    database: { migrationsFolder: fileURLToPath(new URL("../drizzle", import.meta.url)), schema },
   });
-  await rt.serve([]);
-  return rt;
+  try {
+    const db = rt.database!.db;
+    const publicBaseUrl = new URL(env.PUBLIC_BASE_URL);
+    // The issuer is the origin clients know, written without a trailing slash (RFC 8414 issuer form).
+    const issuer = env.PUBLIC_BASE_URL.replace(/\/+$/, "");
+    const signIn = new SignIn({ nonceKey: secrets.nonceKey, publicBaseUrl, now });
+    const oauth = new OAuth({
+      db,
+      keyEncryptionKey: secrets.keyEncryptionKey,
+      issuer,
+      audience: issuer,
+      now,
+      rotateAfterSeconds: env.OAUTH_ROTATE_AFTER_DAYS * 86_400,
+      publishLeadSeconds: env.OAUTH_PUBLISH_LEAD_SECONDS,
+      log: rt.log,
+    });
+    await oauth.start();
+    rt.lifecycle.onStop("oauth", () => oauth.stop());
+    const licenses = new Licenses(new LicenseStore(db), now);
+    const boardKeys = new BoardKeys(new BoardKeyStore(db), secrets.emailKey, now);
+    const resolveDeps = { licenses, boardKeys, oauth, signIn };
+
+    await rt.serve([
+      bind(identityResolve, (req) => resolveCredentials(resolveDeps, req)),
+      bind(identityFreeKey, (req) => boardKeys.issueFree(req)),
+      bind(identitySignInChallenge, async (req) => signIn.challenge(req)),
+      bind(identitySignInVerify, async (req) => {
+        const result = await signIn.verify(req.payload);
+        return result.ok ? boardKeys.issueWallet(result) : ({ ok: false, code: result.code, message: result.message } as const);
+      }),
+      bind(identityToken, (req) => oauth.token(req, (clientId, secret) => licenses.authenticate(clientId, secret))),
+      bind(identityJwks, () => oauth.jwks()),
+      bind(identityLicenseIssue, (req) => licenses.issue(req)),
+      bind(identityLicenseList, () => licenses.list()),
+      bind(identityLicenseCancel, (req) => licenses.cancel(req)),
+      bind(identityLicenseRenew, (req) => licenses.renew(req)),
+    ]);
+    return { runtime: rt, oauth, stop: () => rt.stop() };
+  } catch (err) {
+    await rt.stop();
+    throw err;
+  }
 }

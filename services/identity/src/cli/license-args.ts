@@ -1,0 +1,59 @@
+import { parseArgs } from "node:util";
+import { LicenseIssueRequest, LicenseRef } from "@board/proto";
+
+export const LICENSE_USAGE = `usage:
+  license issue --kind scanner|live_feed --period monthly|yearly --holder "<text>"
+  license list
+  license cancel <license_id>
+  license renew <license_id>
+
+Talks to the identity service over NATS (NATS_URL, default nats://127.0.0.1:4222).`;
+
+export type LicenseCommand =
+  | { op: "issue"; req: LicenseIssueRequest }
+  | { op: "list" }
+  | { op: "cancel" | "renew"; ref: LicenseRef };
+
+export type ParsedLicenseCommand = { ok: true; command: LicenseCommand } | { ok: false; error: string };
+
+const fail = (error: string): ParsedLicenseCommand => ({ ok: false, error });
+
+/** The operator's arguments, checked against the same contracts identity checks them with. */
+export function parseLicenseArgs(argv: readonly string[]): ParsedLicenseCommand {
+  const [op, ...rest] = argv;
+  switch (op) {
+    case "issue": {
+      let values: { kind?: string; period?: string; holder?: string };
+      try {
+        ({ values } = parseArgs({
+          args: [...rest],
+          options: { kind: { type: "string" }, period: { type: "string" }, holder: { type: "string" } },
+          strict: true,
+          allowPositionals: false,
+        }));
+      } catch (err) {
+        return fail(err instanceof Error ? err.message : String(err));
+      }
+      const req = LicenseIssueRequest.safeParse({ kind: values.kind, period: values.period, holder: values.holder?.trim() });
+      if (!req.success) {
+        const issue = req.error.issues[0];
+        const name = String(issue?.path[0] ?? "arguments");
+        return fail(values[name as keyof typeof values] === undefined ? `--${name} is required` : `--${name}: ${issue?.message ?? "invalid"}`);
+      }
+      return { ok: true, command: { op, req: req.data } };
+    }
+    case "list":
+      return rest.length === 0 ? { ok: true, command: { op } } : fail("list takes no arguments");
+    case "cancel":
+    case "renew": {
+      if (rest.length !== 1) return fail(`${op} takes exactly one license id`);
+      const ref = LicenseRef.safeParse({ license_id: rest[0] });
+      if (!ref.success) return fail(`${rest[0] ?? ""} is not a license id (a UUID, as license list shows)`);
+      return { ok: true, command: { op, ref: ref.data } };
+    }
+    case undefined:
+      return fail("no command given");
+    default:
+      return fail(`unknown command: ${op}`);
+  }
+}

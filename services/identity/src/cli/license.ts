@@ -1,0 +1,112 @@
+/**
+ * The operator's license tool: issue, list, cancel and renew licenses through identity on
+ * the bus (never the database). Exit codes: 0 done, 1 identity refused or did not answer,
+ * 2 bad arguments or configuration.
+ */
+import { identityLicenseCancel, identityLicenseIssue, identityLicenseList, identityLicenseRenew } from "@board/proto";
+import { BusError, ConfigError, connectBus, createLogger, redactUrl, request, type Bus } from "@board/service-kit";
+import { loadLicenseCliEnv, type LicenseCliEnv } from "../env.js";
+import { LICENSE_USAGE, parseLicenseArgs, type LicenseCommand } from "./license-args.js";
+
+const CONNECT_TIMEOUT_MS = 5_000;
+const REQUEST_TIMEOUT_MS = 5_000;
+
+class CliFailure extends Error {}
+
+const out = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+const say = (line: string) => process.stderr.write(`${line}\n`);
+
+async function connect(env: LicenseCliEnv): Promise<Bus> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new CliFailure(`cannot reach NATS at ${redactUrl(env.NATS_URL)} within ${CONNECT_TIMEOUT_MS / 1000} s: is the bus up, and is NATS_URL right?`)),
+      CONNECT_TIMEOUT_MS,
+    );
+  });
+  try {
+    return await Promise.race([connectBus(env.NATS_URL, "license-cli", createLogger("license-cli", "silent", "cli")), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function run(bus: Bus, command: LicenseCommand): Promise<void> {
+  const opts = { timeoutMs: REQUEST_TIMEOUT_MS };
+  switch (command.op) {
+    case "issue": {
+      const reply = await request(bus.nc, identityLicenseIssue, command.req, opts);
+      out(reply);
+      say(
+        "The key above is shown this once and is stored only as a hash. Hand it to the holder over a secure channel " +
+          "(not plain email or chat); with the client_id it is also their OAuth client secret.",
+      );
+      return;
+    }
+    case "list":
+      out(await request(bus.nc, identityLicenseList, {}, opts));
+      return;
+    case "cancel":
+      out(await request(bus.nc, identityLicenseCancel, command.ref, opts));
+      return;
+    case "renew":
+      out(await request(bus.nc, identityLicenseRenew, command.ref, opts));
+      return;
+  }
+}
+
+/** What an operator should read for each way identity can say no, or not answer. */
+function explain(err: BusError, command: LicenseCommand): string {
+  const id = "ref" in command ? command.ref.license_id : "";
+  switch (err.code) {
+    case "service_unavailable":
+      return "identity is not answering on the bus (no responders): is the identity service running?";
+    case "upstream_timeout":
+      return `identity did not answer within ${REQUEST_TIMEOUT_MS / 1000} s`;
+    case "not_found":
+      return `no license has the id ${id} (see: license list)`;
+    case "invalid_request":
+      return command.op === "renew" ? `license ${id} is cancelled: a cancelled license cannot be renewed; issue a new one` : "identity refused the request as invalid";
+    default:
+      return `identity answered ${err.status} ${err.code}`;
+  }
+}
+
+async function main(): Promise<number> {
+  const parsed = parseLicenseArgs(process.argv.slice(2));
+  if (!parsed.ok) {
+    say(`license: ${parsed.error}\n\n${LICENSE_USAGE}`);
+    return 2;
+  }
+  let env: LicenseCliEnv;
+  try {
+    env = loadLicenseCliEnv();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      say(err.message);
+      return 2;
+    }
+    throw err;
+  }
+  let bus: Bus | undefined;
+  try {
+    bus = await connect(env);
+    await run(bus, parsed.command);
+    return 0;
+  } catch (err) {
+    if (err instanceof CliFailure) say(`license: ${err.message}`);
+    else if (err instanceof BusError) say(`license: ${explain(err, parsed.command)}`);
+    else say(`license: failed: ${err instanceof Error ? err.message : String(err)}`);
+    return 1;
+  } finally {
+    if (bus && !bus.nc.isClosed()) await bus.nc.close();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    say(`license: failed: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  },
+);

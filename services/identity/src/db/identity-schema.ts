@@ -1,0 +1,3 @@
+import { pgSchema } from "drizzle-orm/pg-core";
+
+export const identity = pgSchema("identity");
