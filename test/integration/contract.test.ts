@@ -1,10 +1,6 @@
 import { BUS_ENDPOINTS, BoardReadMeta, ViewName } from "@board/proto";
 import { request, requestBytes, type Runtime } from "@board/service-kit";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { IdentityEnv } from "../../services/identity/src/env.js";
-import { startIdentity } from "../../services/identity/src/start.js";
-import { MeteringEnv } from "../../services/metering/src/env.js";
-import { startMetering } from "../../services/metering/src/start.js";
 import { PaymentsEnv } from "../../services/payments/src/env.js";
 import { startPayments } from "../../services/payments/src/start.js";
 import { ScannerEnv } from "../../services/scanner-ingest/src/env.js";
@@ -19,7 +15,8 @@ beforeAll(async () => {
   await stack.start();
   await stack.startBoard();
   const common = { NATS_URL: stack.infra.natsUrl, DATABASE_URL: stack.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" };
-  others.push(await startIdentity(IdentityEnv.parse(common)), await startMetering(MeteringEnv.parse(common)), (await startPayments(PaymentsEnv.parse(common))).runtime);
+  // Identity and metering come with the stack.
+  others.push((await startPayments(PaymentsEnv.parse(common))).runtime);
   scanner = await startScanner(ScannerEnv.parse(common));
   await scanner.ready;
   await until(() => stack.board!.publication()?.views.has("free") === true);
@@ -40,6 +37,30 @@ const SAMPLES: Record<string, { req: unknown; refusal?: { status: number; code: 
   },
   "payments.v1.settle": { req: { claim_id: "00000000-0000-4000-8000-000000000000" }, refusal: { status: 402, code: "payment_already_used" } },
   "payments.v1.release": { req: { claim_id: "00000000-0000-4000-8000-000000000000", reason: "contract test" } },
+  "identity.v1.resolve": { req: { credentials: { board_key: "bfk_unknown" } } },
+  "identity.v1.free_key": { req: { email: "contract@example.com" } },
+  "identity.v1.sign_in_challenge": { req: { resource_url: "http://localhost:8080/api/board/regime" } },
+  "identity.v1.sign_in_verify": {
+    req: {
+      payload: {
+        domain: "localhost:8080",
+        address: "0x0000000000000000000000000000000000000001",
+        uri: "http://localhost:8080/",
+        version: "1",
+        chainId: "eip155:8453",
+        type: "eip191",
+        nonce: "00000000",
+        issuedAt: "2026-11-20T00:00:00Z",
+        signature: "0x00",
+      },
+    },
+  },
+  "identity.v1.token": { req: { grant_type: "client_credentials" } },
+  "identity.v1.license_issue": { req: { kind: "scanner", period: "monthly", holder: "contract test" } },
+  "identity.v1.license_cancel": { req: { license_id: "00000000-0000-4000-8000-000000000000" }, refusal: { status: 404, code: "not_found" } },
+  "identity.v1.license_renew": { req: { license_id: "00000000-0000-4000-8000-000000000000" }, refusal: { status: 404, code: "not_found" } },
+  "metering.v1.consume": { req: { principal: "ip:127.0.0.1", kind: "anonymous" } },
+  "metering.v1.refund": { req: { principal: "key:contract", day: "2026-11-20" } },
 };
 
 it("every endpoint on the bus answers with a reply valid against its proto schema", async () => {

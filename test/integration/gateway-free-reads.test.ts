@@ -63,8 +63,14 @@ describe("gateway free reads", () => {
       expect(res.headers.get("x-board-data-age")).toBe(String(body.freshness.data_age_seconds));
       expect(res.headers.get("etag")).toMatch(/^W\/"[0-9a-f]{32}"$/);
     }
-    const status = BoardStatus.parse(await (await get("/api/board/status")).json());
-    expect(status.reads_served).toBeNull();
+    // Reads served come from metering's count of the served-read stream, per route.
+    let status = BoardStatus.parse(await (await get("/api/board/status")).json());
+    await until(async () => {
+      status = BoardStatus.parse(await (await get("/api/board/status")).json());
+      return (status.reads_served?.["/api/board/symbols"] ?? 0) >= 1;
+    });
+    expect(status.reads_served?.["/api/board/free"]).toBeGreaterThanOrEqual(1);
+    expect(status.pending.reads_served).toBeUndefined();
     expect(status.last_settlement_at).toBeNull();
   });
 

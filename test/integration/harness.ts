@@ -1,3 +1,6 @@
+import { randomBytes } from "node:crypto";
+import net from "node:net";
+import { SERVED_READS_STREAM } from "@board/proto";
 import { ensureSnapshotStream } from "@board/service-kit";
 import { deleteSnapshotStream, fixtureSnapshot, freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
 import { connect, type NatsConnection } from "nats";
@@ -8,6 +11,18 @@ import { GatewayEnv } from "../../services/gateway/src/env.js";
 import { PaymentsEnv } from "../../services/payments/src/env.js";
 import { startPayments, type PaymentsOptions, type PaymentsService } from "../../services/payments/src/start.js";
 import { startGateway, type GatewayService } from "../../services/gateway/src/start.js";
+import { IdentityEnv } from "../../services/identity/src/env.js";
+import { startIdentity } from "../../services/identity/src/start.js";
+import { MeteringEnv } from "../../services/metering/src/env.js";
+import { startMetering } from "../../services/metering/src/start.js";
+
+export interface StackOptions {
+  /** The clock of identity and metering (days, idle expiry, sessions, tokens). */
+  now?: () => Date;
+  /** Metering settings; by default the anonymous burst is lifted so tests that poll are not limited. */
+  metering?: Record<string, string>;
+  identity?: Record<string, string>;
+}
 
 /**
  * A gateway and a board on the real test NATS and Postgres. The board is started from its
@@ -18,32 +33,51 @@ export class Stack {
   db!: TestDatabase;
   board: BoardService | null = null;
   payments: PaymentsService | null = null;
+  identity: Awaited<ReturnType<typeof startIdentity>> | null = null;
+  metering: Awaited<ReturnType<typeof startMetering>> | null = null;
   gateway!: GatewayService;
   readonly infra = testInfra();
+  /** Generated per stack: test keys never live in the repository. */
+  readonly identitySecret = randomBytes(32).toString("base64url");
+  /** The gateway's address, known before it starts, so every service agrees on PUBLIC_BASE_URL (sign-in and token binding). */
+  base = "";
 
-  get base() {
-    return `http://127.0.0.1:${this.gateway.port}`;
+  private common() {
+    return { NATS_URL: this.infra.natsUrl, DATABASE_URL: this.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" };
   }
 
-  async start() {
+  async start(opts: StackOptions = {}) {
     this.nc = await connect({ servers: this.infra.natsUrl });
     await deleteSnapshotStream(this.nc);
     await ensureSnapshotStream(this.nc);
+    // Each file counts its own served reads: metering makes the stream again at start.
+    await (await this.nc.jetstreamManager()).streams.delete(SERVED_READS_STREAM).catch(() => false);
     this.db = await freshDatabase(this.infra.databaseUrl);
+    const port = await freePort();
+    this.base = `http://127.0.0.1:${port}`;
+    const clock = opts.now ? { now: opts.now } : {};
+    this.metering = await startMetering(
+      MeteringEnv.parse({ ...this.common(), ANON_BURST_CAPACITY: "100000", ANON_BURST_PER_SECOND: "100000", ...opts.metering }),
+      clock,
+    );
+    this.identity = await startIdentity(
+      IdentityEnv.parse({ ...this.common(), IDENTITY_SECRET: this.identitySecret, PUBLIC_BASE_URL: this.base, ...opts.identity }),
+      clock,
+    );
     this.gateway = await startGateway(
-      GatewayEnv.parse({ NATS_URL: this.infra.natsUrl, PORT: 0, HOST: "127.0.0.1", HEALTH_PORT: 0, LOG_LEVEL: "warn", BUS_TIMEOUT_MS: 2000 }),
+      GatewayEnv.parse({ NATS_URL: this.infra.natsUrl, PORT: port, HOST: "127.0.0.1", HEALTH_PORT: 0, LOG_LEVEL: "warn", BUS_TIMEOUT_MS: 2000, PUBLIC_BASE_URL: this.base }),
     );
   }
 
   async startBoard(opts: { now?: () => Date } = {}) {
-    this.board = await startBoard(BoardEnv.parse({ NATS_URL: this.infra.natsUrl, DATABASE_URL: this.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" }), opts);
+    this.board = await startBoard(BoardEnv.parse(this.common()), opts);
     return this.board;
   }
 
   /** The payments service on this stack's bus and database, configured by `env` (rails, payTo, keys). */
   async startPayments(env: Record<string, string> = {}, opts: PaymentsOptions = {}) {
     this.payments = await startPayments(
-      PaymentsEnv.parse({ NATS_URL: this.infra.natsUrl, DATABASE_URL: this.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn", ...env }),
+      PaymentsEnv.parse({ ...this.common(), PUBLIC_BASE_URL: this.base, ...env }),
       opts,
     );
     return this.payments;
@@ -85,6 +119,8 @@ export class Stack {
     await this.gateway?.stop();
     await this.stopPayments();
     await this.stopBoard();
+    await this.identity?.stop();
+    await this.metering?.stop();
     await this.nc?.close();
     await this.db?.drop();
   }
@@ -105,4 +141,16 @@ export async function until(cond: () => boolean | Promise<boolean>, ms = 10_000)
     if (Date.now() > end) throw new Error("condition not met in time");
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** A port free right now on the loopback interface. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { PingReply, pingEndpoint, SERVICE_NAMES } from "@board/proto";
 import { request, type Runtime } from "@board/service-kit";
 import { freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
@@ -19,8 +20,8 @@ beforeAll(async () => {
   nc = await connect({ servers: infra.natsUrl });
   db = await freshDatabase(infra.databaseUrl);
   const common = { NATS_URL: infra.natsUrl, DATABASE_URL: db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" };
-  running.push(await startIdentity(IdentityEnv.parse(common)));
-  running.push(await startMetering(MeteringEnv.parse(common)));
+  running.push((await startIdentity(IdentityEnv.parse({ ...common, IDENTITY_SECRET: randomBytes(32).toString("base64url") }))).runtime);
+  running.push((await startMetering(MeteringEnv.parse(common))).runtime);
   running.push((await startPayments(PaymentsEnv.parse(common))).runtime);
 });
 

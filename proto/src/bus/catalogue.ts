@@ -1,6 +1,19 @@
 import { boardRead } from "./board.js";
 import { SERVICE_NAMES, type BusEndpoint } from "./endpoint.js";
 import { paymentsCatalogue, paymentsClaim, paymentsRelease, paymentsRequirements, paymentsSettle, paymentsStatus } from "./payments.js";
+import {
+  identityFreeKey,
+  identityJwks,
+  identityLicenseCancel,
+  identityLicenseIssue,
+  identityLicenseList,
+  identityLicenseRenew,
+  identityResolve,
+  identitySignInChallenge,
+  identitySignInVerify,
+  identityToken,
+} from "./identity.js";
+import { meteringConsume, meteringReadsServed, meteringRefund } from "./metering.js";
 import { pingEndpoint } from "./ping.js";
 
 /** Every endpoint served on the bus today: the contract test sends each one a request and checks the reply. */
@@ -13,4 +26,17 @@ export const BUS_ENDPOINTS: readonly BusEndpoint[] = [
   paymentsSettle,
   paymentsRelease,
   paymentsStatus,
+  identityResolve,
+  identityFreeKey,
+  identitySignInChallenge,
+  identitySignInVerify,
+  identityToken,
+  identityJwks,
+  identityLicenseIssue,
+  identityLicenseList,
+  identityLicenseCancel,
+  identityLicenseRenew,
+  meteringConsume,
+  meteringRefund,
+  meteringReadsServed,
 ];

@@ -55,7 +55,8 @@ export async function postToken(deps: ReadDeps, req: Request, res: Response): Pr
     return sendUpstreamError(res, err);
   }
   if (!reply.ok) {
-    if (reply.status === 401 && reply.basic) res.setHeader("WWW-Authenticate", 'Basic realm="board", charset="UTF-8"');
+    // RFC 9110: every 401 names its scheme; client authentication here is Basic (or the form fields).
+    if (reply.status === 401) res.setHeader("WWW-Authenticate", 'Basic realm="board", charset="UTF-8"');
     return oauthError(res, reply.status, reply.error, reply.error_description);
   }
   noStore(res).status(200).type("application/json").send(JSON.stringify(reply.token));
