@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 
-export const ROW_IDS = ["ceiling", "free", "status", "paid-native", "paid-viem", "reference", "recovery"] as const;
+export const ROW_IDS = ["ceiling", "free", "status", "free-key", "wallet", "license", "bearer", "checks", "paid-native", "paid-viem", "reference", "recovery"] as const;
 export type RowId = (typeof ROW_IDS)[number];
 
 const positive = z.coerce.number().positive();
@@ -21,6 +21,12 @@ export const BenchArgs = z.object({
   paidWarmup: count.default(96),
   /** Upper bound on the automatic paidRequests (signing is not free). */
   maxPaidRequests: count.default(6000),
+  /** Free keys and wallet addresses made for the free-tier rows (25 reads each, round-robin). */
+  freePrincipals: count.default(800),
+  /** Requests at most in a license or bearer row (one credential, uncapped). */
+  maxLicensedRequests: count.default(200_000),
+  /** Sequential calls per tier check timed alone. */
+  checkCalls: count.default(2000),
   /** Seconds each signature recovery is timed for. */
   recoverySeconds: positive.default(2),
   rows: z
@@ -42,6 +48,9 @@ const HELP = `npm run bench -- [options]
   --paid-requests <n>      pre-signed payments per paid row (auto: 1.5 x warm-up rate x duration)
   --paid-warmup <n>        payments spent warming up each paid row (96)
   --max-paid-requests <n>  cap on the automatic paid-requests (6000)
+  --free-principals <n>    free keys / wallet addresses for the free-tier rows, 25 reads each (800)
+  --max-licensed-requests <n>  cap on requests of the license and bearer rows (200000)
+  --check-calls <n>        sequential calls per tier check timed alone (2000)
   --recovery-seconds <s>   seconds per signature-recovery micro-benchmark (2)
   --rows <list>            comma list of ${ROW_IDS.join(",")} (all)
   --out <file>             JSON results (bench/results/latest.json)
@@ -59,6 +68,9 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
       "paid-warmup": { type: "string" },
       "max-paid-requests": { type: "string" },
       "recovery-seconds": { type: "string" },
+      "free-principals": { type: "string" },
+      "max-licensed-requests": { type: "string" },
+      "check-calls": { type: "string" },
       rows: { type: "string" },
       out: { type: "string" },
       "cpu-profile": { type: "string" },
@@ -76,6 +88,9 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
     paidWarmup: values["paid-warmup"],
     maxPaidRequests: values["max-paid-requests"],
     recoverySeconds: values["recovery-seconds"],
+    freePrincipals: values["free-principals"],
+    maxLicensedRequests: values["max-licensed-requests"],
+    checkCalls: values["check-calls"],
     rows: values.rows,
     out: values.out,
     cpuProfile: values["cpu-profile"],

@@ -1,3 +1,4 @@
+import type { CheckTiming } from "./tiers.js";
 import { mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import { dirname } from "node:path";
@@ -72,6 +73,8 @@ export interface BenchReport {
   infra: { nats: string; database: string } | null;
   rows: RowResult[];
   recovery: RecoveryBench[];
+  /** What each tier's check adds to a read: sequential bus round trips of resolve and consume. */
+  checks: CheckTiming[];
   problems: string[];
   ok: boolean;
 }
@@ -109,6 +112,9 @@ export function render(report: BenchReport): string {
   for (const r of report.rows) {
     if (r.balance) out.push(`  ${r.label}: payTo +${r.balance.actual} (expected ${r.balance.expected} = ${r.balance.price} x 200s) ${r.balance.ok ? "ok" : "MISMATCH"}`);
     if (r.signing) out.push(`  ${r.label}: ${r.signing.payments} payments pre-signed in ${fmt(r.signing.seconds, 1)} s`);
+  }
+  if (report.checks.length) {
+    out.push("", table(["tier check, alone (sequential over the bus)", "calls", "p50 ms", "p99 ms", "mean ms"], report.checks.map((c) => [c.check, String(c.calls), fmt(c.latency.p50Ms, 3), fmt(c.latency.p99Ms, 3), fmt(c.latency.meanMs, 3)])));
   }
   if (report.recovery.length) {
     out.push("", table(["signature recovery (one core)", "ops/s", "us/op", "wrong"], report.recovery.map((b) => [b.name, fmt(b.opsPerSecond, 0), fmt(b.usPerOp, 1), String(b.wrong)])));

@@ -90,6 +90,17 @@ export class Bench {
     return { ...rowOf(id, label, path, c, warm, r), server };
   }
 
+  /** A timed row whose request i carries values[i] in `header` (each used once; the row also ends when they run out). */
+  async timedWith(id: string, label: string, origin: string, path: string, header: string, values: string[]): Promise<RowResult> {
+    const c = this.args.freeConcurrency;
+    const warmCount = Math.min(values.length >> 3, 4000);
+    const warm = await this.loader.run({ origin, path, concurrency: c, durationMs: this.args.warmup * 1000, header, values: values.slice(0, warmCount) });
+    const { result: r, server } = await this.observed(id, () =>
+      this.loader.run({ origin, path, concurrency: c, durationMs: this.args.duration * 1000, header, values: values.slice(warm.sent) }),
+    );
+    return { ...rowOf(id, label, path, c, warm, r), server };
+  }
+
   /**
    * A paid row: every request carries its own payment, signed before the run. The warm-up
    * spends `paidWarmup` payments and sizes the measured run (1.5 x its rate x duration, so the

@@ -14,6 +14,7 @@ import { startReference } from "./reference.js";
 import { machine, render, writeReport, type BenchReport } from "./report.js";
 import { Bench, log, PAID_PATH, rowChain, type RowChain } from "./rows.js";
 import { BenchStack } from "./stack.js";
+import { FREE_READS_PER_PRINCIPAL, freeKeys, licenseAndBearer, roundRobin, timeChecks, walletHeaders } from "./tiers.js";
 
 const FREE_PATH = "/api/board/free";
 const STATUS_PATH = "/api/board/status";
@@ -39,7 +40,7 @@ async function main(): Promise<number> {
     return 0;
   }
   const args = parsed;
-  const report: BenchReport = { startedAt: new Date().toISOString(), machine: machine(), params: args, infra: null, rows: [], recovery: [], problems: [], ok: false };
+  const report: BenchReport = { startedAt: new Date().toISOString(), machine: machine(), params: args, infra: null, rows: [], recovery: [], checks: [], problems: [], ok: false };
   const bench = new Bench(args);
 
   // First, on a quiet process: the two signature recoveries alone.
@@ -49,7 +50,7 @@ async function main(): Promise<number> {
     for (const b of report.recovery) if (b.wrong > 0) bench.problems.push(`${b.name}: ${b.wrong} recoveries gave a wrong address`);
   }
 
-  const loadRows: RowId[] = ["ceiling", "free", "status", "paid-native", "paid-viem", "reference"];
+  const loadRows: RowId[] = ["ceiling", "free", "status", "free-key", "wallet", "license", "bearer", "checks", "paid-native", "paid-viem", "reference"];
   let infra: BenchInfra | null = null;
   let stack: BenchStack | null = null;
   let bare: BareServer | null = null;
@@ -98,6 +99,37 @@ async function main(): Promise<number> {
 
       await bench.row("free", "free read, stack", FREE_PATH, args.freeConcurrency, () => bench.timed("free", "free read, stack", s.base, FREE_PATH));
       await bench.row("status", "free read, stack", STATUS_PATH, args.freeConcurrency, () => bench.timed("status", "free read, stack", s.base, STATUS_PATH));
+
+      // The tiers on the same read (/api/board/regime): each request carries its credential.
+      // Free tiers count 25 a day per key or address, so their load is spread round-robin.
+      const tierRow = (id: RowId, label: string, header: string, values: () => Promise<string[]>) =>
+        bench.row(id, label, PAID_PATH, args.freeConcurrency, async () => bench.timedWith(id, label, s.base, PAID_PATH, header, await values()));
+      const creds: { freeKey?: string; wallet?: string; license?: string; bearer?: string } = {};
+      await tierRow("free-key", "free key tier (X-Board-Key)", "x-board-key", async () => {
+        const keys = await freeKeys(s.base, args.freePrincipals);
+        creds.freeKey = keys[0];
+        return roundRobin(keys, FREE_READS_PER_PRINCIPAL);
+      });
+      await tierRow("wallet", "wallet tier (SIGN-IN-WITH-X)", "sign-in-with-x", async () => {
+        const headers = await walletHeaders(s.base, PAID_PATH, args.freePrincipals);
+        creds.wallet = headers[0];
+        return roundRobin(headers, FREE_READS_PER_PRINCIPAL);
+      });
+      const licensed = bench.want("license") || bench.want("bearer") || bench.want("checks") ? await licenseAndBearer(s.nc, s.base) : null;
+      if (licensed) Object.assign(creds, licensed);
+      const many = (v: string) => Array<string>(args.maxLicensedRequests).fill(v);
+      await tierRow("license", "scanner license (X-License-Key)", "x-license-key", async () => many(licensed!.license));
+      await tierRow("bearer", "OAuth bearer (ES256 JWT)", "authorization", async () => many(licensed!.bearer));
+      if (bench.want("checks")) {
+        log("tier checks alone ...");
+        try {
+          const freeKey = creds.freeKey ?? (await freeKeys(s.base, 1))[0]!;
+          const wallet = creds.wallet ?? (await walletHeaders(s.base, PAID_PATH, 1))[0]!;
+          report.checks = await timeChecks(s.nc, { freeKey, wallet, license: licensed!.license, bearer: licensed!.bearer }, args.checkCalls);
+        } catch (err) {
+          bench.problems.push(`tier checks: did not run: ${err instanceof Error ? err.message : String(err)}`);
+        }
+      }
 
       const stackRow = async (id: RowId, label: string, verifier: "native" | "viem") =>
         bench.row(id, label, PAID_PATH, args.paidConcurrency, async () => {

@@ -5,12 +5,21 @@ import { BoardEnv } from "../services/board/src/env.js";
 import { startBoard, type BoardService } from "../services/board/src/start.js";
 import { GatewayEnv } from "../services/gateway/src/env.js";
 import { startGateway, type GatewayService } from "../services/gateway/src/start.js";
+import { randomBytes } from "node:crypto";
+import net from "node:net";
+import { IdentityEnv } from "../services/identity/src/env.js";
+import { startIdentity } from "../services/identity/src/start.js";
+import { MeteringEnv } from "../services/metering/src/env.js";
+import { startMetering } from "../services/metering/src/start.js";
 import { PaymentsEnv } from "../services/payments/src/env.js";
 import { startPayments, type PaymentsService } from "../services/payments/src/start.js";
 import type { BenchInfra } from "./infra.js";
 
+/** The load comes from one address and one key per tier row: the burst limits are lifted so what is measured is the checks' cost, not their refusals. */
+const NO_BURST = { BURST_CAPACITY: "1000000000", BURST_PER_SECOND: "1000000000", ANON_BURST_CAPACITY: "1000000000", ANON_BURST_PER_SECOND: "1000000000" };
+
 /**
- * Gateway, board and payments in this process on the real NATS and a fresh Postgres database,
+ * Gateway, board, identity, metering and payments in this process on the real NATS and a fresh Postgres database,
  * as test/integration/harness.ts brings them up (that harness takes its infrastructure from
  * vitest's inject; this one is handed it).
  */
@@ -20,12 +29,15 @@ export class BenchStack {
   board: BoardService | null = null;
   payments: PaymentsService | null = null;
   gateway: GatewayService | null = null;
+  identity: Awaited<ReturnType<typeof startIdentity>> | null = null;
+  metering: Awaited<ReturnType<typeof startMetering>> | null = null;
+  private port = 0;
 
   constructor(private readonly infra: BenchInfra) {}
 
   get base(): string {
     if (!this.gateway) throw new Error("gateway not started");
-    return `http://127.0.0.1:${this.gateway.port}`;
+    return `http://127.0.0.1:${this.port}`;
   }
 
   async start(): Promise<void> {
@@ -33,8 +45,15 @@ export class BenchStack {
     await deleteSnapshotStream(this.nc);
     await ensureSnapshotStream(this.nc);
     this.db = await freshDatabase(this.infra.databaseUrl);
+    // Served reads of earlier runs stay out of this one's count.
+    await (await this.nc.jetstreamManager()).streams.delete("READS").catch(() => false);
+    this.port = await freePort();
+    const base = `http://127.0.0.1:${this.port}`;
+    const common = { NATS_URL: this.infra.natsUrl, DATABASE_URL: this.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" };
+    this.metering = await startMetering(MeteringEnv.parse({ ...common, ...NO_BURST }));
+    this.identity = await startIdentity(IdentityEnv.parse({ ...common, IDENTITY_SECRET: randomBytes(32).toString("base64url"), PUBLIC_BASE_URL: base }));
     this.gateway = await startGateway(
-      GatewayEnv.parse({ NATS_URL: this.infra.natsUrl, PORT: 0, HOST: "127.0.0.1", HEALTH_PORT: 0, LOG_LEVEL: "warn", BUS_TIMEOUT_MS: 2000 }),
+      GatewayEnv.parse({ NATS_URL: this.infra.natsUrl, PORT: this.port, HOST: "127.0.0.1", HEALTH_PORT: 0, LOG_LEVEL: "warn", BUS_TIMEOUT_MS: 2000, PUBLIC_BASE_URL: base }),
     );
     this.board = await startBoard(BoardEnv.parse({ NATS_URL: this.infra.natsUrl, DATABASE_URL: this.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" }));
     // Two days, as the integration tests publish them: the board serves the second.
@@ -62,6 +81,8 @@ export class BenchStack {
     await this.gateway?.stop();
     await this.stopPayments();
     await this.board?.stop();
+    await this.identity?.stop();
+    await this.metering?.stop();
     await this.nc?.close();
     await this.db?.drop();
   }
@@ -75,4 +96,15 @@ export class BenchStack {
     }
     throw new Error(`the board did not serve ${asof} within 15 s`);
   }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
