@@ -16,7 +16,7 @@ import { startPayments, type PaymentsService } from "../services/payments/src/st
 import type { BenchInfra } from "./infra.js";
 
 /** The load comes from one address and one key per tier row: the burst limits are lifted so what is measured is the checks' cost, not their refusals. */
-const NO_BURST = { BURST_CAPACITY: "1000000000", BURST_PER_SECOND: "1000000000", ANON_BURST_CAPACITY: "1000000000", ANON_BURST_PER_SECOND: "1000000000" };
+const NO_BURST = { BURST_CAPACITY: "100000", BURST_PER_SECOND: "100000", ANON_BURST_CAPACITY: "100000", ANON_BURST_PER_SECOND: "100000" };
 
 /**
  * Gateway, board, identity, metering and payments in this process on the real NATS and a fresh Postgres database,
