@@ -1,12 +1,11 @@
 import { ensureSnapshotStream } from "@board/service-kit";
-import { deleteSnapshotStream, fixtureSnapshot, freshDatabase, type TestDatabase } from "@board/service-kit/testing";
+import { deleteSnapshotStream, fixtureSnapshot, freePort, freshDatabase, type TestDatabase } from "@board/service-kit/testing";
 import { connect, type NatsConnection } from "nats";
 import { BoardEnv } from "../services/board/src/env.js";
 import { startBoard, type BoardService } from "../services/board/src/start.js";
 import { GatewayEnv } from "../services/gateway/src/env.js";
 import { startGateway, type GatewayService } from "../services/gateway/src/start.js";
 import { randomBytes } from "node:crypto";
-import net from "node:net";
 import { IdentityEnv } from "../services/identity/src/env.js";
 import { startIdentity } from "../services/identity/src/start.js";
 import { MeteringEnv } from "../services/metering/src/env.js";
@@ -98,13 +97,3 @@ export class BenchStack {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}

@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
-import net from "node:net";
 import { SERVED_READS_STREAM } from "@board/proto";
 import { ensureSnapshotStream } from "@board/service-kit";
-import { deleteSnapshotStream, fixtureSnapshot, freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
+import { deleteSnapshotStream, fixtureSnapshot, freePort, freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
 import { connect, type NatsConnection } from "nats";
 import { expect } from "vitest";
 import { BoardEnv } from "../../services/board/src/env.js";
@@ -143,14 +142,3 @@ export async function until(cond: () => boolean | Promise<boolean>, ms = 10_000)
   }
 }
 
-/** A port free right now on the loopback interface. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}

@@ -3,3 +3,4 @@ export * from "./database.js";
 export * from "./inject.js";
 export * from "./fixtures.js";
 export * from "./stream.js";
+export * from "./port.js";
