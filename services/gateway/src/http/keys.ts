@@ -1,25 +1,12 @@
 import { FreeKeyRequest, identityFreeKey, identitySignInChallenge, identitySignInVerify, SignInPayload } from "@board/proto";
 import { request } from "@board/service-kit";
 import type { Request, Response } from "express";
-import { consume } from "../access/meter.js";
 import { readJsonObject } from "./bodies.js";
 import { sendError, sendUpstreamError } from "./errors.js";
-import type { ReadDeps } from "./read.js";
+import { withinAnonymousBurst, type ReadDeps } from "./read.js";
 
 const sendJson = (res: Response, status: number, body: unknown) =>
   res.status(status).type("application/json").setHeader("Cache-Control", "no-store").send(JSON.stringify(body));
-
-/** Key endpoints are anonymous: each request spends one of the client address's burst. */
-async function withinBurst(deps: ReadDeps, req: Request, res: Response): Promise<boolean> {
-  try {
-    const burst = await consume(deps.nc, deps.timeoutMs, deps.log, `ip:${req.ip ?? "unknown"}`, "anonymous");
-    if (burst.granted) return true;
-    sendError(res, "burst_limited", "Too many requests at once. Retry after the given seconds.", { retry_after_seconds: burst.retry_after_seconds });
-  } catch (err) {
-    sendUpstreamError(res, err);
-  }
-  return false;
-}
 
 /** POST /api/key {email}: a free key, shown once. Posting the same email again replaces the key. */
 export async function postFreeKey(deps: ReadDeps, req: Request, res: Response): Promise<void> {
@@ -31,7 +18,7 @@ export async function postFreeKey(deps: ReadDeps, req: Request, res: Response): 
     const missing = body.value.email === undefined;
     return sendError(res, "invalid_request", missing ? "The body needs an email: {\"email\": \"you@example.com\"}." : `${issue?.message ?? "email is invalid"}.`, { param: "email" });
   }
-  if (!(await withinBurst(deps, req, res))) return;
+  if (!(await withinAnonymousBurst(deps, req, res))) return;
   try {
     sendJson(res, 201, await request(deps.nc, identityFreeKey, parsed.data, { timeoutMs: deps.timeoutMs }));
   } catch (err) {
@@ -41,7 +28,7 @@ export async function postFreeKey(deps: ReadDeps, req: Request, res: Response): 
 
 /** GET /api/auth/nonce?address=&chain=: the CAIP-122 message to sign, with a nonce we issued. */
 export async function getSignInNonce(deps: ReadDeps, req: Request, res: Response, query: { address: string; chain: string }): Promise<void> {
-  if (!(await withinBurst(deps, req, res))) return;
+  if (!(await withinAnonymousBurst(deps, req, res))) return;
   const resource = new URL("/api/auth/verify", deps.publicBaseUrl).toString();
   try {
     const reply = await request(deps.nc, identitySignInChallenge, { address: query.address, chain: query.chain, resource_url: resource }, { timeoutMs: deps.timeoutMs });
@@ -61,7 +48,7 @@ export async function postSignInVerify(deps: ReadDeps, req: Request, res: Respon
     const param = issue?.path.join(".") || "body";
     return sendError(res, "invalid_request", `${param}: ${issue?.message ?? "invalid"}. Send the signed payload: the challenge's fields with address, chainId, type and signature.`, { param });
   }
-  if (!(await withinBurst(deps, req, res))) return;
+  if (!(await withinAnonymousBurst(deps, req, res))) return;
   try {
     const reply = await request(deps.nc, identitySignInVerify, { payload: parsed.data }, { timeoutMs: deps.timeoutMs });
     if (!reply.ok) return sendError(res, reply.code, reply.message, {}, 401);

@@ -52,17 +52,25 @@ export async function serveRead(
   if (!free && route.kind === "paid" && req.method === "GET" && paymentOf(req)) return servePaidRead(deps, req, res, route, view!, params);
 
   // Anonymous: a burst limit per client address, then the free read, the 402 or the 401.
-  let burst: ConsumeReply;
-  try {
-    burst = await consume(deps.nc, deps.timeoutMs, deps.log, `ip:${req.ip ?? "unknown"}`, "anonymous");
-  } catch (err) {
-    return sendUpstreamError(res, err);
-  }
-  if (!burst.granted) return sendLimited(res, burst);
+  if (!(await withinAnonymousBurst(deps, req, res))) return;
   if (free && view) return serveFree(deps, req, res, route, view, params);
   if (route.kind === "paid") return sendPaymentRequired(deps, req, res, route);
   res.setHeader("WWW-Authenticate", bearerChallenge(deps));
   return sendError(res, "credential_required", `${route.path} is the live tier: send a live-feed license key in X-License-Key, or a bearer token from POST /oauth/token.`);
+}
+
+/** Spends one of the client address's burst; when refused (or metering fails a way that cannot pass), the answer is already sent. */
+export async function withinAnonymousBurst(deps: ReadDeps, req: Request, res: Response): Promise<boolean> {
+  let burst: ConsumeReply;
+  try {
+    burst = await consume(deps.nc, deps.timeoutMs, deps.log, `ip:${req.ip ?? "unknown"}`, "anonymous");
+  } catch (err) {
+    sendUpstreamError(res, err);
+    return false;
+  }
+  if (burst.granted) return true;
+  sendLimited(res, burst);
+  return false;
 }
 
 async function serveFree(deps: ReadDeps, req: Request, res: Response, route: Route, view: ViewName, params: Record<string, string>) {
