@@ -3,3 +3,4 @@ export * from "./bus/index.js";
 export * from "./errors.js";
 export * from "./routes/index.js";
 export * from "./proof.js";
+export * from "./mcp/tools.js";

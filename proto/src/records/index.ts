@@ -10,3 +10,4 @@ export * from "./snapshot.js";
 export * from "./signals.js";
 export * from "./read-views.js";
 export * from "./proof-views.js";
+export * from "./view-schemas.js";

@@ -9,6 +9,7 @@ import { RegimeVerdictCode, Stance } from "./regime.js";
 export const ViewName = z.enum([
   "agent",
   "preview",
+  "delayed",
   "free",
   "regime",
   "buylist",
@@ -55,6 +56,10 @@ export const FreeBoard = z.object({
   freshness: FreshnessBlock,
 });
 export type FreeBoard = z.infer<typeof FreeBoard>;
+
+/** The delayed full board (MCP get_delayed_board, the landing page): every name, one trading day old. */
+export const DelayedBoard = FullBoard;
+export type DelayedBoard = FullBoard;
 
 /** /api/board/agent?preview=1: the full board's schema, previous day, top 3 names per book. */
 export const PreviewBoard = FullBoard;

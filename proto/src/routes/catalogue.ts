@@ -6,10 +6,10 @@ import { PreviewParam, SampleParam, SectorNameParam, SignInAddressParam, SignInC
 export const Tier = z.enum(["anonymous", "free_key", "wallet", "x402", "scanner_license", "live_license", "bearer"]);
 export type Tier = z.infer<typeof Tier>;
 
-export const RouteKind = z.enum(["paid", "free", "live", "discovery", "auth"]);
+export const RouteKind = z.enum(["paid", "free", "live", "discovery", "auth", "mcp", "page"]);
 export type RouteKind = z.infer<typeof RouteKind>;
 
-export type HttpMethod = "GET" | "HEAD" | "POST";
+export type HttpMethod = "GET" | "HEAD" | "POST" | "DELETE";
 
 export interface Route {
   readonly path: string;
@@ -111,6 +111,8 @@ export const ROUTES: readonly Route[] = [
   other("/api/live/rules", "live", ["GET"], "The published rules of engagement.", LIVE_TIERS),
   other("/api/live/setup", "live", ["GET"], "Per name, the full setup.", LIVE_TIERS),
 
+  other("/", "page", ["GET"], "The landing page for people: the free slice drawn, prices, how to pay, the documents."),
+  other("/mcp", "mcp", ["POST"], "The MCP server (Streamable HTTP, stateless): the delayed board free, live reads per call over x402, the live tier on a live-feed license."),
   other("/api", "discovery", ["GET"], "The 402 catalogue of every paid offer."),
   other("/openapi.json", "discovery", ["GET"], "OpenAPI 3.1 description."),
   other("/llms.txt", "discovery", ["GET"], "The board described for language models."),

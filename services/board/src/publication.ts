@@ -152,6 +152,7 @@ export function buildPublication(input: PublicationInput): Publication {
   if (delayed) {
     put("free", freeView(delayed), FreeBoard, delayed);
     put("preview", previewView(delayed), FullBoard, delayed);
+    put("delayed", delayed, FullBoard, delayed);
   }
   const perf = input.extraViews?.find((v) => v.view === "perf")?.content as Pick<PerfView, "status" | "books"> | undefined;
   const status = statusView(current, input.snapshotsStored, perf ?? null);

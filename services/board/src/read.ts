@@ -5,7 +5,7 @@ import type { Publication, PublishedView } from "./publication.js";
 import { gzipBody, identityBody } from "./render/rendered.js";
 
 /** Views rendered from the delayed (previous trading day) board: absent until one exists. */
-const DELAYED_VIEWS: ReadonlySet<ViewName> = new Set(["free", "preview"]);
+const DELAYED_VIEWS: ReadonlySet<ViewName> = new Set(["free", "preview", "delayed"]);
 
 const EMPTY = new Uint8Array(0);
 const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});

@@ -1,5 +1,8 @@
 import { ROUTES, viewFor, type Route } from "@board/proto";
 import type { Express, Request, Response } from "express";
+import { DISCOVERY_HANDLERS } from "../discovery/index.js";
+import { serveLandingPage } from "../landing/page.js";
+import { serveMcp } from "../mcp/server.js";
 import { sendError } from "./errors.js";
 import { getSignInNonce, postFreeKey, postSignInVerify } from "./keys.js";
 import { authorizationServerMetadata, getAuthorize, getJwks, postToken, protectedResourceMetadata, sendMetadata } from "./oauth.js";
@@ -41,6 +44,10 @@ async function handle(route: Route, deps: ReadDeps, req: Request, res: Response)
   if (route.path === "/api") return sendCatalogue(deps, res);
   const auth = AUTH_HANDLERS[route.path];
   if (auth) return auth(deps, req, res, query.data);
+  if (route.kind === "mcp") return serveMcp(deps, req, res);
+  if (route.kind === "page") return serveLandingPage(deps, req, res);
+  const document = DISCOVERY_HANDLERS[route.path];
+  if (document) return document(deps, req, res);
   if (route.kind === "discovery") return sendError(res, "not_implemented", `${route.path} is not available yet.`);
   const { view, free } = viewFor(route, query.data);
   return serveRead(deps, req, res, route, view, stringParams(query.data), free);
