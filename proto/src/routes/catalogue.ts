@@ -2,6 +2,9 @@ import { z } from "zod";
 import type { ViewName } from "../records/views.js";
 import { PreviewParam, SampleParam, SectorNameParam, SignInAddressParam, SignInChainParam, SymList } from "./query.js";
 
+/** The API version the machine-readable descriptions declare (SPEC.md 9); paths carry none. */
+export const API_VERSION = "1.1.0";
+
 /** Access tiers of SPEC.md section 5. */
 export const Tier = z.enum(["anonymous", "free_key", "wallet", "x402", "scanner_license", "live_license", "bearer"]);
 export type Tier = z.infer<typeof Tier>;
@@ -107,9 +110,13 @@ export const ROUTES: readonly Route[] = [
   free("/api/board/proof", "proof", "Append-only sha256 pre-commitments of every published board."),
   free("/api/perf", "perf", "Engine versus benchmark performance, percentages only."),
 
-  other("/api/live/feed", "live", ["GET"], "Engine-grade live feed.", LIVE_TIERS),
-  other("/api/live/rules", "live", ["GET"], "The published rules of engagement.", LIVE_TIERS),
-  other("/api/live/setup", "live", ["GET"], "Per name, the full setup.", LIVE_TIERS),
+  { ...other("/api/live/feed", "live", ["GET"], "Engine-grade live feed.", LIVE_TIERS), view: "live-feed" },
+  { ...other("/api/live/rules", "live", ["GET"], "The published rules of engagement.", LIVE_TIERS), view: "live-rules" },
+  {
+    ...other("/api/live/setup", "live", ["GET"], "Per name, the full setup.", LIVE_TIERS),
+    query: z.object({ sym: SymList.optional() }),
+    view: "live-setup",
+  },
 
   other("/", "page", ["GET"], "The landing page for people: the free slice drawn, prices, how to pay, the documents."),
   other("/mcp", "mcp", ["POST"], "The MCP server (Streamable HTTP, stateless): the delayed board free, live reads per call over x402, the live tier on a live-feed license."),

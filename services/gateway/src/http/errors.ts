@@ -1,4 +1,4 @@
-import { ERROR_STATUS, type ErrorBody, type ErrorCode } from "@board/proto";
+import { ERROR_STATUS, ErrorCode, type ErrorBody } from "@board/proto";
 import { isBusError } from "@board/service-kit";
 import type { Response } from "express";
 
@@ -13,21 +13,35 @@ export function sendError(res: Response, code: ErrorCode, message: string, extra
 
 const RETRY_SECONDS = 5;
 
+/** A failure of another service, as a client sees it (HTTP or MCP). */
+export interface UpstreamFailure {
+  code: ErrorCode;
+  message: string;
+  status: number;
+  retry_after_seconds?: number;
+}
+
 /**
- * A failure of another service, as the client sees it: its 4xx as is; 503 and 504 as such
- * (worth a retry); any other 5xx as 502 with no detail of ours.
+ * Its 4xx as is; 503 and 504 as such (worth a retry); any other 5xx as 502 with no detail
+ * of ours.
  */
-export function sendUpstreamError(res: Response, err: unknown): void {
+export function upstreamFailure(err: unknown): UpstreamFailure {
   if (isBusError(err)) {
-    if (err.status >= 400 && err.status < 500) return sendError(res, err.code, messageFor(err.code), {}, err.status);
-    if (err.status === 503)
-      return sendError(res, err.code === "snapshot_unavailable" ? err.code : "service_unavailable", messageFor(err.code), {
-        retry_after_seconds: RETRY_SECONDS,
-      });
-    if (err.status === 504) return sendError(res, "upstream_timeout", messageFor("upstream_timeout"), { retry_after_seconds: RETRY_SECONDS });
-    if (err.status === 501) return sendError(res, "not_implemented", messageFor("not_implemented"));
+    const code = ErrorCode.safeParse(err.code);
+    if (err.status >= 400 && err.status < 500 && code.success) return { code: code.data, message: messageFor(code.data), status: err.status };
+    if (err.status === 503) {
+      const code = err.code === "snapshot_unavailable" ? "snapshot_unavailable" : "service_unavailable";
+      return { code, message: messageFor(code), status: 503, retry_after_seconds: RETRY_SECONDS };
+    }
+    if (err.status === 504) return { code: "upstream_timeout", message: messageFor("upstream_timeout"), status: 504, retry_after_seconds: RETRY_SECONDS };
+    if (err.status === 501) return { code: "not_implemented", message: messageFor("not_implemented"), status: 501 };
   }
-  sendError(res, "upstream_error", messageFor("upstream_error"), { retry_after_seconds: RETRY_SECONDS });
+  return { code: "upstream_error", message: messageFor("upstream_error"), status: 502, retry_after_seconds: RETRY_SECONDS };
+}
+
+export function sendUpstreamError(res: Response, err: unknown): void {
+  const { code, message, status, retry_after_seconds } = upstreamFailure(err);
+  sendError(res, code, message, retry_after_seconds !== undefined ? { retry_after_seconds } : {}, status);
 }
 
 const MESSAGES: Partial<Record<ErrorCode, string>> = {

@@ -1,8 +1,9 @@
-import { paymentsClaim, paymentsRelease, paymentsSettle, type ClaimReply, type PaymentCarrier, type Route, type ViewName } from "@board/proto";
-import { isBusError, request, type Logger } from "@board/service-kit";
+import type { PaymentCarrier, Route, ViewName } from "@board/proto";
+import type { Logger } from "@board/service-kit";
 import type { Request, Response } from "express";
+import { purchaseRead, type Payment } from "../access/purchase.js";
 import type { ServedReads } from "../access/served-reads.js";
-import { readBoardView, sendBoardView, type BoardViewDeps, type BoardViewReply } from "./board-view.js";
+import { readBoardView, sendBoardView, type BoardViewDeps } from "./board-view.js";
 import { sendUpstreamError } from "./errors.js";
 import { exposePaymentHeaders, queryString, sendPaymentRequired } from "./payment-required.js";
 
@@ -12,7 +13,7 @@ export interface PaidReadDeps extends BoardViewDeps {
 }
 
 /** The payment a request carries, and in which header. MPP's Authorization: Payment wins over x402 headers. */
-export function paymentOf(req: Request): { carrier: PaymentCarrier; value: string } | null {
+export function paymentOf(req: Request): Payment | null {
   const auth = req.headers.authorization;
   if (auth && /^Payment\s/i.test(auth)) return { carrier: "authorization", value: auth };
   const v2 = req.headers["payment-signature"];
@@ -22,11 +23,7 @@ export function paymentOf(req: Request): { carrier: PaymentCarrier; value: strin
   return null;
 }
 
-/**
- * A paid read, end to end (DESIGN.md): claim the payment before anything is served; read the
- * board; settle; serve only what settled. A failed read releases the claim (nothing charged,
- * the payment usable again); a failed settlement serves nothing.
- */
+/** A paid read over HTTP: the purchase (access/purchase.ts), answered with the view and its receipt, or a fresh 402. */
 export async function servePaidRead(
   deps: PaidReadDeps,
   req: Request,
@@ -38,43 +35,16 @@ export async function servePaidRead(
   const payment = req.method === "GET" ? paymentOf(req) : null;
   if (!payment) return sendPaymentRequired(deps, req, res, route);
 
-  let claim: ClaimReply;
-  try {
-    claim = await request(deps.nc, paymentsClaim, { path: route.path, query: queryString(req), ...payment }, { timeoutMs: deps.timeoutMs * 3 });
-  } catch (err) {
-    if (isBusError(err) && err.status === 402) return sendPaymentRequired(deps, req, res, route, refusal(err.code, payment.carrier));
-    return sendUpstreamError(res, err);
-  }
-
-  let read: BoardViewReply;
-  try {
-    read = await readBoardView(deps, req, view, params, { conditional: false });
-  } catch (err) {
-    await release(deps, claim, "board read failed");
-    return sendUpstreamError(res, err);
-  }
-
-  let settled;
-  try {
-    settled = await request(deps.nc, paymentsSettle, { claim_id: claim.claim_id }, { timeoutMs: deps.timeoutMs * 10 });
-  } catch (err) {
-    if (isBusError(err) && err.status === 402) return sendPaymentRequired(deps, req, res, route, refusal(err.code, payment.carrier));
-    return sendUpstreamError(res, err);
-  }
+  const bought = await purchaseRead(deps, { route, query: queryString(req), payment }, () =>
+    readBoardView(deps, req, view, params, { conditional: false }),
+  );
+  if (bought.kind === "refused") return sendPaymentRequired(deps, req, res, route, refusal(bought.code, payment.carrier));
+  if (bought.kind === "failed") return sendUpstreamError(res, bought.error);
   exposePaymentHeaders(res);
   res.setHeader("Cache-Control", "private, no-store");
-  sendBoardView(req, res, read, settled.headers);
+  sendBoardView(req, res, bought.read, bought.receipt.headers);
   deps.served(route.path, "x402");
 }
 
 /** A refused MPP credential is answered in MPP's problem+json; an x402 payment in the x402 body. */
 const refusal = (code: string, carrier: PaymentCarrier) => ({ code, problem: carrier === "authorization" });
-
-async function release(deps: PaidReadDeps, claim: ClaimReply, reason: string): Promise<void> {
-  try {
-    await request(deps.nc, paymentsRelease, { claim_id: claim.claim_id, reason }, { timeoutMs: deps.timeoutMs });
-  } catch (err) {
-    // The claim stays open; payments reconciles open claims, so it is not lost.
-    deps.log.warn({ err, claim: claim.claim_id }, "release failed; left to reconciliation");
-  }
-}

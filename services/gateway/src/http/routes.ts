@@ -53,7 +53,8 @@ async function handle(route: Route, deps: ReadDeps, req: Request, res: Response)
   return serveRead(deps, req, res, route, view, stringParams(query.data), free);
 }
 
-function stringParams(q: Record<string, unknown>): Record<string, string> {
+/** A validated query as the board reads it: strings, a list joined by commas. */
+export function stringParams(q: Record<string, unknown>): Record<string, string> {
   return Object.fromEntries(
     Object.entries(q)
       .filter(([, v]) => v !== undefined)
