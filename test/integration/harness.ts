@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { SERVED_READS_STREAM } from "@board/proto";
 import { ensureSnapshotStream } from "@board/service-kit";
-import { deleteSnapshotStream, fixtureSnapshot, freePort, freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
+import { deleteSnapshotStream, fixtureSnapshot, freePort, liveSnapshot, freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
 import { connect, type NatsConnection } from "nats";
 import { expect } from "vitest";
 import { BoardEnv } from "../../services/board/src/env.js";
@@ -109,9 +109,11 @@ export class Stack {
     return this.nc.jetstream().publish("board.snapshots.v1", new TextEncoder().encode(JSON.stringify(snapshot)));
   }
 
-  async publishTwoDays() {
-    await this.publish(fixtureSnapshot({ asofDaily: "2026-11-19", computedAt: "2026-11-19T13:00:00-08:00", seed: 1 }));
-    await this.publish(fixtureSnapshot({ asofDaily: "2026-11-20", computedAt: "2026-11-20T09:55:00-08:00", seed: 2, intraday: true }));
+  /** Two trading days of fixture boards; `live` adds the engine section the live tier is cut from. */
+  async publishTwoDays(opts: { live?: boolean } = {}) {
+    const make = opts.live ? liveSnapshot : fixtureSnapshot;
+    await this.publish(make({ asofDaily: "2026-11-19", computedAt: "2026-11-19T13:00:00-08:00", seed: 1 }));
+    await this.publish(make({ asofDaily: "2026-11-20", computedAt: "2026-11-20T09:55:00-08:00", seed: 2, intraday: true }));
   }
 
   async stop() {

@@ -20,7 +20,7 @@ beforeAll(async () => {
   chain = await startEvmChain({ accounts: 4 });
   await stack.start();
   await stack.startBoard();
-  await stack.publishTwoDays();
+  await stack.publishTwoDays({ live: true });
   await stack.startPayments({ PAY_TO_BASE: payTo, BASE_RPC_URL: chain.rpcUrl, BASE_FACILITATOR_KEY: chain.accounts[0] as Hex });
   await stack.untilServing();
 }, 90_000);
@@ -215,8 +215,9 @@ describe("the live tier inside MCP reads only a live-feed license on X-License-K
       const parsed = VIEW_SCHEMAS[viewOfTool(name)].safeParse(JSON.parse(textOf(result)));
       expect(parsed.success, name).toBe(true);
     }
-    const two = JSON.parse(textOf(await call(client, "get_live_setup", { sym: "AAPL,MSFT" }))) as Record<string, unknown>;
-    expect(JSON.stringify(two)).toContain("AAPL");
+    const [first, second] = (JSON.parse(textOf(await call(client, "get_symbols"))) as { symbols: { sym: string }[] }).symbols.map((s) => s.sym);
+    const two = JSON.parse(textOf(await call(client, "get_live_setup", { sym: `${first},${second}` }))) as { names: { sym: string }[] };
+    expect(two.names.map((s) => s.sym)).toEqual([first, second]);
     await client.close();
   });
 });

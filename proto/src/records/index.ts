@@ -9,5 +9,6 @@ export * from "./views.js";
 export * from "./snapshot.js";
 export * from "./signals.js";
 export * from "./read-views.js";
+export * from "./live.js";
 export * from "./proof-views.js";
 export * from "./view-schemas.js";

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { FullBoard } from "./board.js";
+import { LiveFeedView, LiveRulesView, LiveSetupView } from "./live.js";
 import { SymbolDirectory } from "./directory.js";
 import { AsofSampleView, PerfView, ProofView, SignalAuditView } from "./proof-views.js";
 import {
@@ -24,7 +25,7 @@ import { BoardState, BoardStatus, FreeBoard, type ViewName } from "./views.js";
 /**
  * The body each view is served as, freshness block included: the one source the board
  * checks views against and the discovery documents describe. A name or sector read that
- * names nothing the board carries answers with a directory, hence the two unions.
+ * names nothing the board carries answers with a directory, hence the unions.
  */
 export const VIEW_SCHEMAS: Record<ViewName, z.ZodType> = {
   agent: FullBoard,
@@ -51,4 +52,7 @@ export const VIEW_SCHEMAS: Record<ViewName, z.ZodType> = {
   "signal-audit": SignalAuditView,
   proof: ProofView,
   perf: PerfView,
+  "live-feed": LiveFeedView,
+  "live-rules": LiveRulesView,
+  "live-setup": z.union([LiveSetupView, NameDirectoryView]),
 };

@@ -31,6 +31,9 @@ export const ViewName = z.enum([
   "signal-audit",
   "proof",
   "perf",
+  "live-feed",
+  "live-rules",
+  "live-setup",
 ]);
 export type ViewName = z.infer<typeof ViewName>;
 

@@ -9,6 +9,9 @@ import {
   HoldView,
   IndicesView,
   LeadersView,
+  LiveFeedView,
+  LiveRulesView,
+  LiveSetupView,
   MoversView,
   NameDirectoryView,
   NameView,
@@ -21,6 +24,7 @@ import {
   TradfiRiskView,
   type BoardContent,
   type FreshnessBlock,
+  type NameSetup,
   type Snapshot,
   type ViewName,
 } from "@board/proto";
@@ -28,6 +32,10 @@ import type { PerfView } from "@board/proto";
 import type { z } from "zod";
 import { renderView, type RenderedView } from "./render/rendered.js";
 import { freeView } from "./views/free.js";
+import { liveFeedView } from "./views/live-feed.js";
+import { liveRulesView } from "./views/live-rules.js";
+import { SetupLookup } from "./views/live-setup.js";
+import { nameSetups } from "./views/live-setups.js";
 import { holdEntry, SectorLookup, SymBatch, type Lookup } from "./views/lookups.js";
 import { NameReads, readHead } from "./views/name-read.js";
 import {
@@ -59,7 +67,7 @@ export interface PublishedView extends ViewSource {
   readonly rendered: RenderedView;
 }
 
-/** A parametrised view (name, hold, sector): answered per read from pieces rendered with the publication. */
+/** A parametrised view (name, hold, sector, live-setup): answered per read from pieces rendered with the publication. */
 export interface PublishedLookup extends ViewSource {
   readonly lookup: Lookup;
 }
@@ -86,11 +94,12 @@ export interface PublicationInput {
   current: BoardContent;
   currentHash: string;
   /**
-   * The current snapshot's sector ETFs and engine selections. Without `signals` the views
-   * made from them (leaders, movers, top-volume, crypto, crypto-night, tradfi-risk) are not
-   * rendered; without `sector_etfs` the books' sector cards name the sector ETFs.
+   * The current snapshot's sector ETFs, engine selections and engine section. Without
+   * `signals` the views made from them (leaders, movers, top-volume, crypto, crypto-night,
+   * tradfi-risk) are not rendered; without `engine` the live views (live-feed, live-rules,
+   * live-setup) are not; without `sector_etfs` the books' sector cards name the sector ETFs.
    */
-  snapshot?: Pick<Snapshot, "sector_etfs" | "signals">;
+  snapshot?: Pick<Snapshot, "sector_etfs" | "signals" | "engine">;
   /** The latest stored board of an earlier trading day: the free reads' source. */
   delayed: BoardContent | null;
   snapshotsStored: number;
@@ -125,6 +134,8 @@ export function publish(board: BoardContent, content: object, schema: z.ZodObjec
 export function buildPublication(input: PublicationInput): Publication {
   const { current, delayed } = input;
   const signals = input.snapshot?.signals;
+  const engine = input.snapshot?.engine;
+  const setups = engine ? nameSetups(current, engine) : null;
   const reads = new NameReads(current);
   const cards = sectorCards(current, input.snapshot?.sector_etfs);
   const views = new Map<ViewName, PublishedView>();
@@ -147,6 +158,11 @@ export function buildPublication(input: PublicationInput): Publication {
     put("crypto-night", cryptoNightView(current, signals), CryptoNightView);
     put("tradfi-risk", tradfiRiskView(current, signals, reads), TradfiRiskView);
   }
+  if (engine && setups) {
+    // Live tier; a snapshot without the engine section serves none of it (read answers 501).
+    put("live-feed", liveFeedView(current, setups), LiveFeedView);
+    put("live-rules", liveRulesView(current, engine.rules), LiveRulesView);
+  }
   const symbols = symbolsView(current);
   const directory = put("symbols", symbols, SymbolDirectory).rendered;
   if (delayed) {
@@ -160,12 +176,19 @@ export function buildPublication(input: PublicationInput): Publication {
   for (const extra of input.extraViews ?? []) put(extra.view, extra.content, extra.schema, extra.board);
 
   const lookups = buildLookups(current, reads, cards, symbols, directory);
+  if (setups) lookups.set("live-setup", { lookup: setupLookup(current, setups, directory), ...sourceOf(current) });
   const hashes = new Map<ViewName, string>([
     ...[...views].map(([name, v]): [ViewName, string] => [name, v.rendered.hash]),
     ...[...lookups].map(([name, l]): [ViewName, string] => [name, l.lookup.hash]),
   ]);
   put("state", stateView(current, input.currentHash, hashes), BoardState);
   return { snapshotHash: input.currentHash, board: current, views, lookups, status };
+}
+
+/** /api/live/setup: every setup checked and rendered now, as the whole view and as batch entries. */
+function setupLookup(board: BoardContent, setups: ReadonlyMap<string, NameSetup>, directory: RenderedView): SetupLookup {
+  const all = publish(board, { ...readHead(board), names: [...setups.values()], unknown: [], disclaimer: board.disclaimer }, LiveSetupView);
+  return new SetupLookup(new SymBatch(board, setups, directory), all.rendered);
 }
 
 /** name, hold and sector: every entry and every sector rendered now, each checked against its contract. */

@@ -1,5 +1,6 @@
 import { baseEnv, parseEnv } from "@board/service-kit";
 import { z } from "zod";
+import { DEFAULT_REFRESH_MINUTES } from "./schedule.js";
 
 /** Unset and blank both mean "not given" (a blank line in an env file should not count as a value). */
 const optionalText = z
@@ -14,7 +15,7 @@ export const ScannerEnv = baseEnv(9106)
     /** The simulator's seed: the same seed gives the same market. */
     SIMULATOR_SEED: z.coerce.number().int().min(0).default(42),
     /** Minutes between scans in market hours. */
-    REFRESH_MINUTES: z.coerce.number().int().min(1).max(60).default(5),
+    REFRESH_MINUTES: z.coerce.number().int().min(1).max(60).default(DEFAULT_REFRESH_MINUTES),
     /** csv provider: the folder of <SYM>.csv daily files. Required when MARKET_DATA_PROVIDER=csv. */
     CSV_DIR: optionalText,
     /** vendor provider (Polygon.io): the API key. Required when MARKET_DATA_PROVIDER=vendor. */

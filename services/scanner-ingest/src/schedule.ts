@@ -9,6 +9,8 @@ export interface ScanSlot {
   intraday: boolean;
 }
 
+/** Minutes between scans in market hours unless REFRESH_MINUTES says otherwise. */
+export const DEFAULT_REFRESH_MINUTES = 5;
 /** Minutes before the open that the morning board (overnight crypto, pre-open read) is published. */
 export const MORNING_LEAD_MINUTES = 90;
 /** How many missed sessions a restart catches up with their closing boards. */

@@ -1,12 +1,14 @@
 // One scan: fetch every name's bars from the provider, score the board, and wrap it as the proto
-// Snapshot the scanner publishes, signals included. The result is validated against the contract
+// Snapshot the scanner publishes, signals and the live tier's engine section included. The result is validated against the contract
 // before it leaves.
 
 import { addTradingDays, formatNewYork, formatPacific, previousSession } from "@board/market-calendar";
 import { BOOK_ORDER, DISCLAIMER, PRODUCT, Snapshot } from "@board/proto";
 import { addDays, utcDateOf } from "./market/days.js";
 import type { MarketDataProvider } from "./market/provider.js";
+import { DEFAULT_REFRESH_MINUTES, MORNING_LEAD_MINUTES } from "./schedule.js";
 import { scoreBoard, type CryptoQuotes, type NameBars } from "./scoring/board.js";
+import { engineRules } from "./scoring/rules.js";
 import type { CryptoQuote } from "./scoring/signals.js";
 import { HISTORY_BARS } from "./scoring/weights.js";
 import type { Universe, UniverseEntry } from "./universe.js";
@@ -22,6 +24,8 @@ export type SnapshotOptions = {
   asofDaily: string;
   /** Bars per name; default HISTORY_BARS. */
   historyBars?: number;
+  /** Minutes between market-hours scans, published in the live rules; default DEFAULT_REFRESH_MINUTES. */
+  refreshMinutes?: number;
 };
 
 async function barsOf(e: UniverseEntry, o: SnapshotOptions, count: number): Promise<NameBars> {
@@ -86,7 +90,7 @@ export async function cryptoQuotes(o: SnapshotOptions, series: ReadonlyMap<strin
 export async function buildSnapshot(o: SnapshotOptions): Promise<Snapshot> {
   const series = await collectBars(o);
   const crypto = await cryptoQuotes(o, series);
-  const { names, books, signals } = scoreBoard({ universe: o.universe, series, asofDaily: o.asofDaily, crypto });
+  const { names, books, signals, setups } = scoreBoard({ universe: o.universe, series, asofDaily: o.asofDaily, crypto });
   const snapshot: Snapshot = {
     version: 1,
     board: {
@@ -102,6 +106,10 @@ export async function buildSnapshot(o: SnapshotOptions): Promise<Snapshot> {
     },
     sector_etfs: { ...o.universe.sectorEtfs },
     signals,
+    engine: {
+      rules: engineRules({ refreshMinutes: o.refreshMinutes ?? DEFAULT_REFRESH_MINUTES, morningLeadMinutes: MORNING_LEAD_MINUTES }),
+      setups,
+    },
   };
   return Snapshot.parse(snapshot);
 }

@@ -36,7 +36,7 @@ export async function startScanner(env: ScannerEnv, opts: { clock?: Clock } = {}
       return;
     }
     const t0 = performance.now();
-    const snapshot = await buildSnapshot({ universe, provider, ...slot });
+    const snapshot = await buildSnapshot({ universe, provider, refreshMinutes: env.REFRESH_MINUTES, ...slot });
     const published = await publishSnapshot(rt.bus.nc, snapshot);
     rt.log.info(
       { asof: slot.asofDaily, intraday: slot.intraday, bytes: published.bytes, seq: published.seq, duplicate: published.duplicate, ms: Math.round(performance.now() - t0) },

@@ -250,11 +250,14 @@ describe("lanes", () => {
     liquidity: "A",
     close: 100,
     atr: 2,
+    stop: 97, // 1.5 ATR under the close
     ...over,
   });
 
-  it("puts the stop 1.5 ATR under the close and targets at 2R and 3R", () => {
+  it("prices an entry from its structural stop: targets at 2R and 3R, the window never below the stop", () => {
     expect(laneEntry(cand({}), 1)).toMatchObject({ price: 100, atr_pct: 2, stop: 97, targets: [106, 109], entry_window: { low: 99, high: 101 } });
+    // A pullback-low stop 0.3 ATR under the close: risk 0.6, and the window's low is the stop.
+    expect(laneEntry(cand({ stop: 99.4 }), 1)).toMatchObject({ stop: 99.4, targets: [101.2, 101.8], entry_window: { low: 99.4, high: 101 } });
   });
 
   it("filters and ranks both lanes", () => {

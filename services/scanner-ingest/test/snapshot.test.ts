@@ -1,5 +1,5 @@
 import { gzipSync } from "node:zlib";
-import { BOOK_ORDER, BoardSignals, Snapshot, SectorLabel } from "@board/proto";
+import { BOOK_ORDER, BoardSignals, EngineSection, Snapshot, SectorLabel } from "@board/proto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MarketSimulator } from "../src/market/simulator.js";
 import { BOOKS } from "../src/scoring/books.js";
@@ -175,11 +175,66 @@ describe("buildSnapshot", () => {
     }
   });
 
-  it("stays small: JSON under 350 KB (sizes printed)", () => {
+  it("carries one setup per name, priced like the lanes and by the rules it publishes", () => {
+    const engine = EngineSection.parse(snap.engine);
+    const { rules, setups } = engine;
+    expect(setups.map((e) => e.sym)).toEqual(snap.board.names.map((n) => n.sym));
+    const bySym = new Map(setups.map((e) => [e.sym, e]));
+    for (const [i, e] of setups.entries()) {
+      const n = snap.board.names[i]!;
+      if (e.atr > 0) {
+        expect(e.stop, e.sym).toBeLessThan(n.price);
+        expect(e.targets[0]!, e.sym).toBeGreaterThan(n.price);
+        expect(e.targets[1]!, e.sym).toBeGreaterThan(e.targets[0]!);
+      }
+      expect(e.entry_window.low).toBeGreaterThanOrEqual(e.stop);
+      // Targets at the published R multiples of the risk, within rounding to cents.
+      rules.targets_r.forEach((r, k) => expect(Math.abs(e.targets[k]! - (n.price + r * e.risk_per_share)), e.sym).toBeLessThan(0.02 + r * 0.005));
+      if (e.stop_basis === "atr" && n.price - rules.stop.atr_multiple * e.atr > 0.01)
+        expect(Math.abs(e.stop - (n.price - rules.stop.atr_multiple * e.atr)), e.sym).toBeLessThan(0.02);
+      else if (e.stop_basis === "pullback_low") {
+        expect(e.risk_per_share / e.atr).toBeGreaterThanOrEqual(rules.stop.pullback_min_risk_atr - 0.01);
+        expect(e.risk_per_share / e.atr).toBeLessThanOrEqual(rules.stop.pullback_max_risk_atr + 0.01);
+      }
+      const label = rules.conviction.labels.find((l) => e.conviction >= l.min)!.label;
+      expect(e.conviction_label).toBe(label);
+      if (e.permitted.length === 0) expect(e.conviction).toBeLessThanOrEqual(rules.conviction.unpermitted_max);
+      for (const code of e.permitted) expect(n.bk).toContain(code);
+    }
+    expect(new Set(setups.map((e) => e.stop_basis))).toEqual(new Set(["atr", "pullback_low"]));
+    expect(new Set(setups.map((e) => e.conviction_label)).size).toBeGreaterThanOrEqual(3);
+
+    for (const code of BOOK_ORDER) {
+      const { lanes, regime } = snap.board.books[code]!;
+      for (const lane of ["risk_adjusted", "swing"] as const) {
+        const rule = rules.lanes[lane];
+        expect(lanes[lane].length).toBeLessThanOrEqual(rule.size);
+        for (const entry of lanes[lane]) {
+          const e = bySym.get(entry.sym)!;
+          // A lane entry and its setup are the same levels.
+          expect(entry).toMatchObject({ stop: e.stop, targets: e.targets, entry_window: e.entry_window, atr_pct: e.atr_pct });
+          expect(e.permitted).toContain(code);
+          expect(rule.states).toContain(entry.state);
+          if (rule.light) expect(entry.light).toBe(rule.light);
+        }
+      }
+      // The ladder a verdict yields is the rung the rules publish for it.
+      const rung = rules.regime.ladder.find((r) => r.verdict === regime.verdict)!;
+      expect(rung).toMatchObject({ index: regime.ladder.index, names: regime.ladder.names, stance: regime.stance });
+      if (rung.sectors === "none") expect(regime.ladder.sectors).toEqual([]);
+      if (rung.sectors === "top_by_rs") expect(regime.ladder.sectors).toHaveLength(rules.regime.top_sectors);
+    }
+    expect(rules.regime.ladder.map((r) => r.verdict)).toEqual(["NAMES_ON", "SELECTIVE", "SECTORS_ON", "INDEX_ONLY", "RISK_OFF"]);
+    expect(rules.cadence).toEqual({ refresh_minutes: 5, morning_lead_minutes: 90, timezone: "America/New_York", crypto: "us_weekdays" });
+  });
+
+  it("stays small: JSON under 400 KB, of which the engine section is under 160 KB (sizes printed)", () => {
     const json = JSON.stringify(snap);
     const gz = gzipSync(json).length;
-    console.log(`snapshot: ${json.length} bytes of JSON, ${gz} gzipped`);
-    expect(json.length).toBeLessThan(350_000);
+    const engine = JSON.stringify(snap.engine).length;
+    console.log(`snapshot: ${json.length} bytes of JSON (engine section ${engine}), ${gz} gzipped`);
+    expect(json.length).toBeLessThan(400_000);
+    expect(engine).toBeLessThan(160_000);
   });
 
   it("builds the whole universe fast", () => {

@@ -4,3 +4,4 @@ export * from "./inject.js";
 export * from "./fixtures.js";
 export * from "./stream.js";
 export * from "./port.js";
+export * from "./live-fixtures.js";

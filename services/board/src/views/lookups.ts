@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto";
-import { MAX_BATCH, type BoardContent, type HoldView, type NameRead, type NameRecord } from "@board/proto";
+import { MAX_BATCH, type BoardContent, type HoldView, type NameRead, type NameRecord, type NameSetup } from "@board/proto";
 import { BusError } from "@board/service-kit";
 import type { RenderedView } from "../render/rendered.js";
 import { assembled, extended, sha256 } from "./assemble.js";
 import { readHead } from "./name-read.js";
 
-/** A view answered per read from pieces rendered once per snapshot: name, hold and sector. */
+/** A view answered per read from pieces rendered once per snapshot: name, hold, sector and live-setup. */
 export interface Lookup {
   /** A hash over everything the view can answer: what /api/board/state lists for it. */
   readonly hash: string;
@@ -40,7 +40,7 @@ export function symList(raw: string | undefined): string[] {
 }
 
 /**
- * /api/board/name and /api/board/hold: one to ten symbols. Each symbol's entry is JSON
+ * /api/board/name, /api/board/hold and /api/live/setup: one to ten symbols. Each symbol's entry is JSON
  * text rendered once per snapshot; a read joins the entries it asks for, in request
  * order and once each, lists the symbols the board does not carry in `unknown`, and
  * answers the symbol directory (with `unknown`) when it carries none of them.
@@ -56,7 +56,7 @@ export class SymBatch implements Lookup {
 
   constructor(
     board: BoardContent,
-    entries: ReadonlyMap<string, NameRead | HoldEntry>,
+    entries: ReadonlyMap<string, NameRead | HoldEntry | NameSetup>,
     private readonly directory: RenderedView,
   ) {
     const head = JSON.stringify(readHead(board));

@@ -169,6 +169,9 @@ describe("board service", () => {
     expect(raw.headers?.get("Nats-Service-Error-Code")).toBe("400");
     expect(raw.headers?.get("Nats-Service-Error")).toBe("invalid_request");
     await expect(read("name", { params: { sym: "A,B,C,D,E,F,G,H,I,J,K" } })).rejects.toMatchObject({ status: 400, code: "invalid_request" });
+    // The fixture scanner sends no engine section: the live views are not rendered.
+    for (const view of ["live-feed", "live-rules", "live-setup"] as const)
+      await expect(read(view), view).rejects.toMatchObject({ status: 501, code: "not_implemented" });
     // A later board of the same day from a scanner that sends no signals: the views made from them go away.
     await publish(withoutSignals);
     await until(() => board!.publication()?.board.computed_at === withoutSignals.board.computed_at);

@@ -1,5 +1,6 @@
 // Scores the whole universe from its bars: the name records, then per book the regime verdict,
-// the index and sector cards and the buy-list lanes, then the engine's selections (signals).
+// the index and sector cards and the buy-list lanes, then the engine's selections (signals) and
+// every name's setup for the live tier.
 // Pure and synchronous: bars (and the crypto quotes of the scan) in, board out.
 
 import {
@@ -9,6 +10,7 @@ import {
   type BookCode,
   type BoardSignals,
   type Card,
+  type EngineSetup,
   type NameRecord,
   type PermissionLadder,
   type RegimeVerdict,
@@ -32,6 +34,7 @@ import { buildLanes, type LaneCandidate } from "./lanes.js";
 import { percentileRanks, percentileRanksWithin } from "./percentile.js";
 import { cryptoRegime, equityRegime, trendOf, type SectorRead, type TrendRead } from "./regime.js";
 import { cryptoNightOf, cryptoSignalOf, leadersOf, moversOf, topVolumeOf, tradfiRiskOf, type CryptoQuote, type TradfiMember } from "./signals.js";
+import { chandelierStop, setupOf, structuralStop, type StructuralStop } from "./setup.js";
 import { entryState, holdLabel, lightOf, liquidityTier, trendTemplate } from "./state.js";
 import { ENTRY_Q, HOLD, LEADER, OPP_WEIGHTS, WINDOWS, YEAR_BARS } from "./weights.js";
 
@@ -55,7 +58,8 @@ export type ScoreInput = {
   crypto: CryptoQuotes;
 };
 
-export type ScoredBoard = { names: NameRecord[]; books: Record<BookCode, Book>; signals: BoardSignals };
+/** `setups`: one per name, in the names' order (the snapshot's engine section). */
+export type ScoredBoard = { names: NameRecord[]; books: Record<BookCode, Book>; signals: BoardSignals; setups: EngineSetup[] };
 
 const round = (x: number, dp: number) => {
   const f = 10 ** dp;
@@ -70,6 +74,8 @@ type Scored = {
   partial: boolean;
   now: Technicals;
   record: NameRecord;
+  stop: StructuralStop;
+  chandelier: number;
 };
 
 /** Is today's relative line (name over index) above its own 50-bar average? Dates align by label. */
@@ -149,7 +155,7 @@ function scoreNames(input: ScoreInput): Scored[] {
         OPP_WEIGHTS.nearHigh * (nearPct[i]! / 99) +
         OPP_WEIGHTS.sectorRel * (relPct[i]! / 99) +
         OPP_WEIGHTS.entry * (entryQ / 100));
-    const chandelier = t.highestHighChandelier - HOLD.chandelierAtr * t.atrChandelier;
+    const chandelier = chandelierStop(t);
     const holdQ =
       (t.close > t.sma50 ? HOLD.aboveSma50 : 0) +
       (t.sma50 > t.sma200 ? HOLD.sma50AboveSma200 : 0) +
@@ -186,7 +192,7 @@ function scoreNames(input: ScoreInput): Scored[] {
       adv20_usd: Math.round(adv20),
       liquidity: liquidityTier(adv20),
     };
-    return { entry, bars: p, partial, now: t, record };
+    return { entry, bars: p, partial, now: t, record, stop: structuralStop(p, last[i]!, t), chandelier };
   });
 
   // opp_pct: percentile of the published opp_score within the name's first book.
@@ -263,6 +269,7 @@ export function scoreBoard(input: ScoreInput): ScoredBoard {
   const regimes = {} as Record<BookCode, RegimeVerdict>;
   let cryptoTrends: ReturnType<typeof cryptoBook>["trends"] = [];
   let creditNow: boolean | null = null;
+  const permittedIn = new Map<string, BookCode[]>();
   for (const code of BOOK_ORDER) {
     const def = BOOKS[code];
     const members = scored.filter((s) => s.entry.books.includes(code));
@@ -287,20 +294,25 @@ export function scoreBoard(input: ScoreInput): ScoredBoard {
     }
     regimes[code] = regime;
     const { ladder } = regime;
-    const candidates: LaneCandidate[] = members
-      .filter((s) => isPermitted(s, def, ladder, sectorEtfs))
-      .map((s) => ({
-        sym: s.entry.sym,
-        opp_score: s.record.opp_score,
-        entry_q: s.record.entry_q,
-        state: s.record.state,
-        light: s.record.light,
-        is_leader: s.record.is_leader,
-        gap_risk: s.record.gap_risk,
-        liquidity: s.record.liquidity,
-        close: s.now.close,
-        atr: s.now.atr,
-      }));
+    const permitted = members.filter((s) => isPermitted(s, def, ladder, sectorEtfs));
+    for (const s of permitted) {
+      const books = permittedIn.get(s.entry.sym);
+      if (books) books.push(code);
+      else permittedIn.set(s.entry.sym, [code]);
+    }
+    const candidates: LaneCandidate[] = permitted.map((s) => ({
+      sym: s.entry.sym,
+      opp_score: s.record.opp_score,
+      entry_q: s.record.entry_q,
+      state: s.record.state,
+      light: s.record.light,
+      is_leader: s.record.is_leader,
+      gap_risk: s.record.gap_risk,
+      liquidity: s.record.liquidity,
+      close: s.now.close,
+      atr: s.now.atr,
+      stop: s.stop.price,
+    }));
     books[code] = {
       code,
       title: def.title,
@@ -344,5 +356,20 @@ export function scoreBoard(input: ScoreInput): ScoredBoard {
     ),
     tradfi_risk: tradfiRiskOf(regimes.macro, creditNow ?? true, tradfiMembers),
   };
-  return { names, books, signals };
+  const setups = scored.map((s) =>
+    setupOf({
+      sym: s.entry.sym,
+      close: s.now.close,
+      atr: s.now.atr,
+      stop: s.stop,
+      chandelier: s.chandelier,
+      opp_score: s.record.opp_score,
+      entry_q: s.record.entry_q,
+      hold_q: s.record.hold_q,
+      state: s.record.state,
+      is_leader: s.record.is_leader,
+      permitted: permittedIn.get(s.entry.sym) ?? [],
+    }),
+  );
+  return { names, books, signals, setups };
 }

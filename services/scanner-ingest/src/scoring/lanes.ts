@@ -1,7 +1,8 @@
 // The two buy-list lanes of a book (SCORING.md): risk-adjusted and swing, with entry window,
-// structural stop and targets.
+// structural stop and targets (priced by setup.ts, as the live tier's setups are).
 
 import type { EntryState, LaneEntry, Light, LiquidityTier } from "@board/proto";
+import { atrPct, cents, levelsOf } from "./setup.js";
 import { tierAtLeast } from "./state.js";
 import { LANES } from "./weights.js";
 
@@ -17,13 +18,13 @@ export type LaneCandidate = {
   liquidity: LiquidityTier;
   close: number;
   atr: number;
+  /** The structural stop (setup.ts structuralStop), unrounded. */
+  stop: number;
 };
 
-const cents = (x: number) => Math.max(0.01, Math.round(x * 100) / 100);
-
 export function laneEntry(c: LaneCandidate, rank: number): LaneEntry {
-  const stop = c.close - LANES.stopAtr * c.atr;
-  const risk = c.close - stop;
+  const lv = levelsOf(c.close, c.atr, c.stop);
+  const [t2, t3] = lv.targets;
   return {
     sym: c.sym,
     rank,
@@ -33,18 +34,32 @@ export function laneEntry(c: LaneCandidate, rank: number): LaneEntry {
     light: c.light,
     is_leader: c.is_leader,
     price: cents(c.close),
-    atr_pct: Math.round((c.atr / c.close) * 10_000) / 100,
-    entry_window: {
-      low: cents(Math.max(stop, c.close - LANES.entryBelowAtr * c.atr)),
-      high: cents(c.close + LANES.entryAboveAtr * c.atr),
-    },
-    stop: cents(stop),
-    targets: [cents(c.close + LANES.targetsR[0] * risk), cents(c.close + LANES.targetsR[1] * risk)],
+    atr_pct: atrPct(c.atr, c.close),
+    entry_window: { low: cents(lv.entryLow), high: cents(lv.entryHigh) },
+    stop: cents(lv.stop),
+    targets: [cents(t2!), cents(t3!)],
   };
 }
 
-function top(cands: LaneCandidate[], key: (c: LaneCandidate) => number): LaneEntry[] {
+type LaneRule = (typeof LANES)["riskAdjusted" | "swing"];
+
+const RANK_KEYS: Record<LaneRule["rankBy"], (c: LaneCandidate) => number> = {
+  opp_score_per_atr_pct: (c) => c.opp_score / ((c.atr / c.close) * 100),
+  entry_q: (c) => c.entry_q,
+};
+
+function admits(rule: LaneRule, c: LaneCandidate): boolean {
+  return (
+    (rule.states as readonly EntryState[]).includes(c.state) &&
+    (rule.light === null || c.light === rule.light) &&
+    (rule.maxGapRisk === null || c.gap_risk <= rule.maxGapRisk)
+  );
+}
+
+function top(cands: readonly LaneCandidate[], rule: LaneRule): LaneEntry[] {
+  const key = RANK_KEYS[rule.rankBy];
   return cands
+    .filter((c) => admits(rule, c))
     .map((c) => ({ c, k: key(c) }))
     .sort((a, b) => b.k - a.k || (a.c.sym < b.c.sym ? -1 : 1))
     .slice(0, LANES.size)
@@ -52,16 +67,11 @@ function top(cands: LaneCandidate[], key: (c: LaneCandidate) => number): LaneEnt
 }
 
 /**
- * Both lanes from the book's permitted names. Liquidity D never enters. Risk-adjusted: READY or
- * SETUP with gap risk <= 80, ranked by opp_score / ATR%. Swing: READY with the light firing, ranked by
- * entry quality. Ties go alphabetically so the order is stable.
+ * Both lanes from the book's permitted names, by the rules of LANES. Liquidity below C never
+ * enters. Risk-adjusted: READY or SETUP with gap risk <= 80, ranked by opp_score / ATR%. Swing:
+ * READY with the light firing, ranked by entry quality. Ties go alphabetically so the order is stable.
  */
 export function buildLanes(permitted: readonly LaneCandidate[]): { risk_adjusted: LaneEntry[]; swing: LaneEntry[] } {
   const liquid = permitted.filter((c) => tierAtLeast(c.liquidity, LANES.minLiquidity) && c.atr > 0);
-  const riskAdjusted = liquid.filter((c) => (c.state === "READY" || c.state === "SETUP") && c.gap_risk <= LANES.maxGapRisk);
-  const swing = liquid.filter((c) => c.state === "READY" && c.light === "firing");
-  return {
-    risk_adjusted: top(riskAdjusted, (c) => c.opp_score / ((c.atr / c.close) * 100)),
-    swing: top(swing, (c) => c.entry_q),
-  };
+  return { risk_adjusted: top(liquid, LANES.riskAdjusted), swing: top(liquid, LANES.swing) };
 }

@@ -12,7 +12,7 @@
 
 import { STANCE_OF, type PermissionLadder, type RegimeVerdict, type RegimeVerdictCode, type SectorLabel } from "@board/proto";
 import { CRYPTO_SECOND, type BookDef } from "./books.js";
-import { REGIME } from "./weights.js";
+import { CRYPTO_SECTORS, LADDER, REGIME } from "./weights.js";
 
 /** A sector as the ladder sees it: its ETF above its 50-day average, and its 63-day return. */
 export type SectorRead = { label: SectorLabel; aboveSma50: boolean; r63: number };
@@ -232,23 +232,25 @@ export function cryptoTrack(btc: TrendRead, eth: TrendRead): Track<RegimeVerdict
 // ---------------------------------------------------------------------------------------------
 // The published verdict
 
-/** How far down the ranking the green extends under a verdict. */
+/** How far down the ranking the green extends under a verdict (the rungs of LADDER). */
 export function ladderOf(verdict: RegimeVerdictCode, rules: BookDef["rules"], sectors: readonly SectorRead[]): PermissionLadder {
-  const above = sectors.filter((s) => s.aboveSma50).map((s) => s.label);
-  switch (verdict) {
-    case "RISK_OFF":
-      return { index: false, sectors: [], names: "none" };
-    case "INDEX_ONLY":
-      return { index: true, sectors: [], names: "none" };
-    case "SECTORS_ON":
-      return { index: true, sectors: above, names: "none" };
-    case "SELECTIVE": {
-      const top = [...sectors].sort((a, b) => b.r63 - a.r63).slice(0, REGIME.selectiveTopSectors);
-      return { index: true, sectors: top.map((s) => s.label), names: "leaders_in_top_sectors" };
-    }
-    case "NAMES_ON":
-      return { index: true, sectors: rules === "crypto" ? ["Crypto"] : above, names: "green_sectors" };
+  const rung = LADDER[verdict];
+  let green: SectorLabel[];
+  switch (rung.sectors) {
+    case "none":
+      green = [];
+      break;
+    case "top_by_rs":
+      green = [...sectors]
+        .sort((a, b) => b.r63 - a.r63)
+        .slice(0, REGIME.selectiveTopSectors)
+        .map((s) => s.label);
+      break;
+    case "above_sma50":
+      green = rules === "crypto" ? [...CRYPTO_SECTORS] : sectors.filter((s) => s.aboveSma50).map((s) => s.label);
+      break;
   }
+  return { index: rung.index, sectors: green, names: rung.names };
 }
 
 const PHRASE: Record<RegimeVerdictCode, string> = {

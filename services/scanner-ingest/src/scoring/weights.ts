@@ -163,10 +163,56 @@ export const TRADFI = {
 /** Lanes: who may enter and how they are ranked and sized. */
 export const LANES = {
   size: 10,
-  maxGapRisk: 80,
   minLiquidity: "C",
+  riskAdjusted: { states: ["READY", "SETUP"], light: null, maxGapRisk: 80, rankBy: "opp_score_per_atr_pct" },
+  swing: { states: ["READY"], light: "firing", maxGapRisk: null, rankBy: "entry_q" },
+} as const;
+
+/**
+ * A setup's price levels (SCORING.md): the structural stop sits below the pullback low (the lowest
+ * low of the last WINDOWS.reclaimLookback bars, less a buffer) when the name is in a pullback and
+ * that stop lies between the min and max risk under the close; otherwise `stopAtr` ATR under it.
+ * Targets at each R multiple of the risk; the entry window around the close, never below the stop.
+ */
+export const SETUP = {
   stopAtr: 1.5,
+  pullbackBufferAtr: 0.1,
+  pullbackMinRiskAtr: 0.5,
+  pullbackMaxRiskAtr: 3,
   targetsR: [2, 3],
   entryBelowAtr: 0.5,
   entryAboveAtr: 0.5,
+} as const;
+
+/**
+ * The permission ladder per verdict (SCORING.md): how far down the ranking the green extends.
+ * Sectors: none, those whose ETF is above its 50-day average, or the top REGIME.selectiveTopSectors
+ * by REGIME.sectorRsWindow-day return. The crypto book's one sector is Crypto.
+ */
+export const LADDER = {
+  RISK_OFF: { index: false, sectors: "none", names: "none" },
+  INDEX_ONLY: { index: true, sectors: "none", names: "none" },
+  SECTORS_ON: { index: true, sectors: "above_sma50", names: "none" },
+  SELECTIVE: { index: true, sectors: "top_by_rs", names: "leaders_in_top_sectors" },
+  NAMES_ON: { index: true, sectors: "above_sma50", names: "green_sectors" },
+} as const;
+
+/** The crypto book's sectors when its verdict opens sectors. */
+export const CRYPTO_SECTORS = ["Crypto"] as const;
+
+/**
+ * Conviction (0-100): 100 x the weighted sum of opp_score/100, entry_q/100, hold_q/100, the entry
+ * state's value and leadership (weights sum to 1). A name no book's ladder permits is capped at
+ * `unpermittedMax`, below MEDIUM. Labels: the lowest score of each, best first.
+ */
+export const CONVICTION = {
+  weights: { opportunity: 0.35, entry: 0.2, hold: 0.15, state: 0.2, leader: 0.1 },
+  state: { READY: 1, SETUP: 0.6, WAIT: 0.3, CHASE: 0.2, FALLING: 0 },
+  unpermittedMax: 49,
+  labels: [
+    { min: 70, label: "HIGH" },
+    { min: 50, label: "MEDIUM" },
+    { min: 30, label: "LOW" },
+    { min: 0, label: "NONE" },
+  ],
 } as const;

@@ -1,0 +1,70 @@
+import { DISCLAIMER, type BoardContent, type Candidate, type LaneEntry, type LiveFeedView, type LiveLaneEntry, type NameSetup } from "@board/proto";
+import { readHead, verdictLine } from "./name-read.js";
+
+type Content<T> = Omit<T, "freshness">;
+
+function setupOf(setups: ReadonlyMap<string, NameSetup>, sym: string): NameSetup {
+  const s = setups.get(sym);
+  if (!s) throw new Error(`a lane names ${sym}, which the board does not carry`);
+  return s;
+}
+
+/** A lane entry with its setup's levels (the same levels the scanner priced the lane with) and conviction. */
+function liveLaneEntry(entry: LaneEntry, s: NameSetup): LiveLaneEntry {
+  return {
+    rank: entry.rank,
+    sym: s.sym,
+    price: s.price,
+    state: s.state,
+    light: s.light,
+    is_leader: s.is_leader,
+    opp_score: s.opp_score,
+    entry_q: s.entry_q,
+    atr_pct: s.atr_pct,
+    entry_window: s.entry_window,
+    stop: s.stop,
+    stop_basis: s.stop_basis,
+    risk_per_share: s.risk_per_share,
+    targets: s.targets,
+    conviction: s.conviction,
+    conviction_label: s.conviction_label,
+  };
+}
+
+/** Highest conviction first, then opportunity; the symbol breaks ties so the order is stable. */
+const byConviction = (a: NameSetup, b: NameSetup) =>
+  b.conviction - a.conviction || b.opp_score - a.opp_score || (a.sym < b.sym ? -1 : a.sym > b.sym ? 1 : 0);
+
+/**
+ * /api/live/feed: per book the verdict line, permission ladder and both lanes with their levels
+ * and conviction; then the candidates, every name in any lane once, with its full setup, ranked.
+ */
+export function liveFeedView(board: BoardContent, setups: ReadonlyMap<string, NameSetup>): Content<LiveFeedView> {
+  const served = new Set<string>();
+  const books = Object.fromEntries(
+    board.book_order.map((code) => {
+      const book = board.books[code];
+      if (!book) throw new Error(`snapshot has no book ${code}`);
+      const lane = (entries: readonly LaneEntry[]) =>
+        entries.map((entry) => {
+          served.add(entry.sym);
+          return liveLaneEntry(entry, setupOf(setups, entry.sym));
+        });
+      return [
+        code,
+        {
+          title: book.title,
+          regime: verdictLine(board, code),
+          ladder: book.regime.ladder,
+          risk_adjusted: lane(book.lanes.risk_adjusted),
+          swing: lane(book.lanes.swing),
+        },
+      ];
+    }),
+  ) as LiveFeedView["books"];
+  const candidates: Candidate[] = [...served]
+    .map((sym) => setupOf(setups, sym))
+    .sort(byConviction)
+    .map((s, i) => ({ rank: i + 1, ...s }));
+  return { ...readHead(board), books, candidates, disclaimer: DISCLAIMER };
+}
