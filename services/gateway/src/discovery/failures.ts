@@ -1,0 +1,100 @@
+import { CredentialRefusalCode, ERROR_STATUS, ErrorCode, type Route } from "@board/proto";
+
+/** An error a route can answer with: its reason code and the status it rides on. */
+export interface Failure {
+  readonly code: ErrorCode;
+  readonly status: number;
+}
+
+const at = (code: ErrorCode, status = ERROR_STATUS[code]): Failure => ({ code, status });
+
+/** Payment refusals: a 402 that names why the payment was not taken (proto's payment_* codes). */
+const PAYMENT_REFUSALS = ErrorCode.options.filter((c) => c.startsWith("payment_"));
+
+/** Refused credentials (identity's resolve): 403 keys and licenses, 401 bearers, 402 sign-ins with a fresh challenge. */
+const CREDENTIAL_REFUSALS = CredentialRefusalCode.options;
+
+/** Every request can fail on our side. */
+const OURS = [at("internal_error")];
+
+/** A bus request that failed: the service is down, timed out, or failed (SPEC.md 7: retry with backoff). */
+const UPSTREAM = [at("upstream_error"), at("service_unavailable"), at("upstream_timeout")];
+
+/** A board read also fails while no snapshot is stored, or a view is not rendered yet. */
+const BOARD = [...UPSTREAM, at("snapshot_unavailable"), at("not_implemented")];
+
+const hasQuery = (route: Route) => Object.keys(route.query.shape).length > 0;
+
+/**
+ * What each route can answer besides its success, as the gateway's handlers do it
+ * (http/routes.ts, read.ts, keys.ts, oauth.ts). Bodies are the one error body, except the
+ * paid 402s (x402 and MPP bodies), which the payments service writes.
+ */
+export function failuresOf(route: Route): Failure[] {
+  const query = hasQuery(route) ? [at("invalid_query")] : [];
+  switch (route.kind) {
+    case "free":
+      return [...query, at("burst_limited"), ...BOARD, ...OURS];
+    case "paid": {
+      const freeTier = route.tiers.includes("free_key") ? [at("daily_cap_reached")] : [];
+      return [
+        ...query,
+        ...CREDENTIAL_REFUSALS.map((c) => at(c)),
+        at("payment_required"),
+        at("route_not_in_tier"),
+        ...PAYMENT_REFUSALS.map((c) => at(c)),
+        ...freeTier,
+        at("burst_limited"),
+        ...BOARD,
+        ...OURS,
+      ];
+    }
+    case "live":
+      return [
+        ...query,
+        at("credential_required"),
+        ...CREDENTIAL_REFUSALS.filter((c) => !c.startsWith("sign_in_")).map((c) => at(c)),
+        at("forbidden"),
+        at("burst_limited"),
+        ...BOARD,
+        ...OURS,
+      ];
+    case "discovery":
+      // GET /api asks payments for the catalogue; the documents are built in the gateway.
+      return route.path === "/api" ? [...UPSTREAM, ...OURS] : OURS;
+    case "auth":
+      return authFailures(route);
+    case "mcp":
+    case "page":
+      return OURS;
+  }
+}
+
+function authFailures(route: Route): Failure[] {
+  switch (route.path) {
+    case "/api/key":
+      return [at("invalid_request"), at("burst_limited"), ...UPSTREAM, ...OURS];
+    case "/api/auth/nonce":
+      return [at("invalid_query"), at("unknown_chain"), at("invalid_address"), at("burst_limited"), ...UPSTREAM, ...OURS];
+    case "/api/auth/verify":
+      // A refused signature is a 401 here (no payment is on offer to re-sign against).
+      return [at("invalid_request"), at("sign_in_invalid", 401), at("sign_in_expired", 401), at("burst_limited"), ...UPSTREAM, ...OURS];
+    case "/oauth/token":
+    case "/oauth/jwks":
+      // The token endpoint's own refusals are RFC 6749 bodies, declared beside these.
+      return [...UPSTREAM, ...OURS];
+    default:
+      return OURS;
+  }
+}
+
+/** Failures grouped by status, codes in catalogue order. */
+export function byStatus(failures: readonly Failure[]): Map<number, ErrorCode[]> {
+  const groups = new Map<number, ErrorCode[]>();
+  for (const f of failures) {
+    const codes = groups.get(f.status) ?? [];
+    if (!codes.includes(f.code)) codes.push(f.code);
+    groups.set(f.status, codes);
+  }
+  return new Map([...groups].sort(([a], [b]) => a - b));
+}

@@ -1,0 +1,251 @@
+import {
+  ACCESS_TOKEN_SCOPE,
+  ACCESS_TOKEN_SECONDS,
+  FREE_DAILY_LIMIT,
+  FREE_KEY_IDLE_DAYS,
+  MCP_TOOLS,
+  PAID_ROUTES,
+  ROUTE_BY_PATH,
+  ROUTES,
+  SIGN_IN_SESSION_SECONDS,
+  type McpTool,
+  type Route,
+} from "@board/proto";
+import type { z } from "zod";
+import { methodologyBody } from "./methodology.js";
+import { MPP_TERMS, RAILS } from "./offers.js";
+import { inlineSchema } from "./schemas.js";
+import {
+  BURST_TERMS,
+  CREDENTIALS,
+  FREE_TIER_ROUTES,
+  FREE_TIER_TERMS,
+  HEAD_TERMS,
+  LIMITS,
+  POLLING_TERMS,
+  PRICE_RANGE,
+  SERVICE_SUMMARY,
+  SERVICE_TITLE,
+  credential,
+  priceWords,
+} from "./terms.js";
+
+/** Example values of required query parameters that have no single allowed value. */
+const EXAMPLES: Record<string, string> = { sym: "AAPL,MSFT", address: "<ADDRESS>", chain: "eip155:8453" };
+
+/** A route's URL with its required parameters filled in (asof?sample=1, name?sym=AAPL,MSFT). */
+function exampleUrl(origin: string, route: Route): string {
+  const query: string[] = [];
+  for (const [param, field] of Object.entries(route.query.shape) as [string, z.ZodType][]) {
+    if (field.safeParse(undefined).success) continue;
+    const schema = inlineSchema(field, "output");
+    query.push(`${param}=${typeof schema["const"] === "string" ? schema["const"] : (EXAMPLES[param] ?? `<${param}>`)}`);
+  }
+  return `${origin}${route.path}${query.length > 0 ? `?${query.join("&")}` : ""}`;
+}
+
+const link = (title: string, url: string, notes: string) => `- [${title}](${url}): ${notes}`;
+
+function toolLine(tool: McpTool): string {
+  const route = "route" in tool.source ? ROUTE_BY_PATH.get(tool.source.route) : undefined;
+  const access =
+    tool.access === "free" ? "free" : tool.access === "x402" ? `x402 per call, ${route ? priceWords(route) : "priced as its route"}` : "live-feed license on X-License-Key";
+  const args = Object.keys(tool.input.shape);
+  return `- \`${tool.name}\` (${access})${args.length > 0 ? `, arguments ${args.join(", ")}` : ""}: ${tool.description}`;
+}
+
+/**
+ * /llms.txt (llmstxt.org): an H1 name, a blockquote summary, prose, then H2 sections of link
+ * lists with their notes. Everything a priced or limited fact says comes from proto: the
+ * route catalogue, its prices and tiers, the MCP tools, the free-tier and burst constants.
+ */
+export function llmsTxt(base: URL): string {
+  const origin = base.origin;
+  const at = (path: string) => `${origin}${path}`;
+  const free = ROUTES.filter((r) => r.kind === "free");
+  const preview = PAID_ROUTES.find((r) => r.freeVariant);
+  const key = credential("freeKey");
+  const siwx = credential("signInWithX");
+  const license = credential("licenseKey");
+  const bearer = credential("bearer");
+
+  const sections: [string, string[]][] = [
+    [
+      "Documents",
+      [
+        link("OpenAPI 3.1 description", at("/openapi.json"), "every route, parameter, response body, error code and price, machine-readable; paid operations carry x-payment-info"),
+        link("API catalog", at("/.well-known/api-catalog"), "the RFC 9727 linkset of this host's APIs"),
+        link("MCP server card", at("/.well-known/mcp/server-card.json"), "the MCP server, its endpoint, its optional header and its tools"),
+        link("Offer catalogue", at("/api"), "one 402 listing every paid route, its price, its tiers and every payment offer"),
+        link("Landing page", at("/"), "the board for people"),
+      ],
+    ],
+    [
+      "Free reads",
+      [
+        "Free for everyone, no credential; the reads that carry scores are one trading day delayed.",
+        "",
+        ...free.map((r) => link(r.path, exampleUrl(origin, r), r.summary)),
+        ...(preview?.freeVariant
+          ? [
+              link(
+                `${preview.path}?${preview.freeVariant.param}=${preview.freeVariant.value}`,
+                `${at(preview.path)}?${preview.freeVariant.param}=${preview.freeVariant.value}`,
+                "the free preview: the full board's schema, previous trading day, top 3 names per book; no payment, no call cap",
+              ),
+            ]
+          : []),
+      ],
+    ],
+    [
+      "Paid reads",
+      [
+        `Prices are in USDC (6 decimals; the 402 offers carry base units), the same on every rail: ${PRICE_RANGE}. ` +
+          "Without payment or a credential a paid read answers 402 with its offers. A license key or bearer serves the same URLs live; " +
+          `a free key or wallet sign-in also reads the ${FREE_TIER_ROUTES.length} routes marked free tier, within the daily free reads.`,
+        "",
+        ...PAID_ROUTES.map((r) =>
+          link(r.path, exampleUrl(origin, r), `${priceWords(r)} per read. ${r.summary}${r.tiers.includes("free_key") ? " Free tier: yes." : ""}`),
+        ),
+      ],
+    ],
+    [
+      "Live tier",
+      [
+        `A live-feed license key on ${license.header}, or a bearer minted from one; refreshed every 5 to 9 minutes in market hours, no daily cap. ` +
+          "Without a credential the answer is 401 credential_required; a credential of another tier gets 403 forbidden.",
+        "",
+        ...ROUTES.filter((r) => r.kind === "live").map((r) => link(r.path, exampleUrl(origin, r), r.summary)),
+      ],
+    ],
+    [
+      "Access tiers",
+      [
+        "One credential is used per request, in this order: X-License-Key, Authorization: Bearer, SIGN-IN-WITH-X, X-Board-Key. An invalid one is refused " +
+          "(403; 401 for a bearer; a fresh 402 for a sign-in), never replaced by a weaker one. Without a credential, the free reads are open and a paid read can be paid per read.",
+        "",
+        link("Anonymous", at("/api/board/free"), "no credential: the free reads, the free preview, and any paid read, paid per read."),
+        link(
+          "Free API key",
+          at("/api/key"),
+          `POST {"email": "you@example.com"} as JSON; the key comes back in the same response, shown once (the address is kept only as a salted hash). ` +
+            `Send it as ${key.header}: ${FREE_DAILY_LIMIT} reads a UTC day across the free-tier reads. A key idle for ${FREE_KEY_IDLE_DAYS} days expires; posting the same email again issues a fresh key and retires the old one.`,
+        ),
+        link(
+          "Wallet sign-in",
+          at("/api/auth/nonce"),
+          "GET ?address=<ADDRESS>&chain=<CAIP-2 chain> for the CAIP-122 message to sign (EVM personal_sign, Solana signMessage or Algorand ed25519); every 402 carries the same challenge as its sign-in-with-x extension. " +
+            `Send the signed payload, base64, as ${siwx.header}: a session until issuedAt plus ${SIGN_IN_SESSION_SECONDS / 60} minutes, ${FREE_DAILY_LIMIT} reads a day per address, no email, no funds moved. ` +
+            "Or POST the payload to /api/auth/verify for a wallet key to send on X-Board-Key.",
+        ),
+        link("Pay per read (x402)", at("/api"), `no account: pay each read in USDC on Base, Solana or Algorand, ${PRICE_RANGE}; see How to pay.`),
+        link(
+          "Machine Payments Protocol",
+          at("/api"),
+          `the same reads over MPP: method ${MPP_TERMS.method}, intent ${MPP_TERMS.intent}, network ${MPP_TERMS.network}; challenge in WWW-Authenticate: Payment, credential in Authorization: Payment, receipt in Payment-Receipt.`,
+        ),
+        link("Batched gasless rail", at("/api"), "Circle's Gateway batched payments: pick the accepts entry whose extra.name is GatewayWalletBatched (scheme exact, eip155:8453); settles offchain."),
+        link(
+          "License keys",
+          at("/"),
+          `${license.header} (X-Board-License-Key is not read). A scanner license (monthly) serves every paid board read live over HTTP with no daily cap, but not inside MCP; ` +
+            "a live-feed license (monthly or yearly) also opens /api/live/* and the licensed MCP tools. Sold outside the API; a cancelled license works to the end of its paid period.",
+        ),
+        link(
+          "Bearer token",
+          at("/oauth/token"),
+          "POST grant_type=client_credentials (application/x-www-form-urlencoded) with client_id and client_secret (the license key), or Authorization: Basic. " +
+            `The answer is an ES256 JWT, expires_in ${ACCESS_TOKEN_SECONDS}, scope ${ACCESS_TOKEN_SCOPE}, verifiable against /oauth/jwks. ` +
+            `Send ${bearer.header}: Bearer <ACCESS_TOKEN> for the same live tier as its license over HTTP. Free keys cannot be exchanged for tokens.`,
+        ),
+      ],
+    ],
+    [
+      "How to pay",
+      [
+        link("Offer catalogue", at("/api"), "every paid route's offers at once"),
+        link("x402", "https://x402.org", "the payment protocol, v2 with CAIP-2 network ids"),
+        "",
+        "1. GET a paid URL without payment. The answer is 402: the PAYMENT-REQUIRED header holds base64 JSON of the x402 v2 PaymentRequired " +
+          "(x402Version 2, resource, accepts, extensions with sign-in-with-x); the body holds the same offers in x402's v1 dialect, the reason code in `error`, advice in `message`, and the v2 object under `v2`.",
+        `2. Pick one entry of accepts (each at the route's price): ${RAILS.map((r) => `${r.network}${r.extra ? ` with extra.name ${r.extra["name"]}` : ""} (${r.note})`).join("; ")}.`,
+        "3. Sign a payment payload for exactly that entry with an x402 client (EIP-3009 transferWithAuthorization on Base; a sponsored transfer on Solana or Algorand).",
+        "4. Repeat the GET with the base64 payload in PAYMENT-SIGNATURE (v2). X-PAYMENT takes a v1 payload (Base as base, Solana as solana) or a v2 one.",
+        "5. The 200 carries the read and PAYMENT-RESPONSE (base64: transaction, network, payer). A payment is single use and bound to its route; it is settled only after the read succeeded, so a failed read costs nothing.",
+        "",
+        "A refused payment answers 402 again with fresh offers and `error` naming why (payment_amount_mismatch, payment_expired, payment_already_used, payment_insufficient_funds, ...). " +
+          "With MPP, answer the WWW-Authenticate: Payment challenge with Authorization: Payment; a refused credential is answered with problem+json and a fresh challenge.",
+      ],
+    ],
+    [
+      "How to poll",
+      [
+        link("Board state", at("/api/board/state"), "a content hash per read: poll it, buy only when the hash of the read you want changes"),
+        link("Status", at("/api/board/status"), "data freshness, reads served, last settlement"),
+        "",
+        POLLING_TERMS,
+        "The board refreshes about every 5 minutes in US market hours; outside them a morning board is served and next_refresh_at gives the next session. The crypto book is refreshed on US weekdays only.",
+      ],
+    ],
+    [
+      "Limits",
+      [
+        link("OpenAPI description", at("/openapi.json"), "every operation lists the reason codes it can give per status"),
+        "",
+        ...LIMITS.map((l) => `- ${l.name}: ${l.value} (${l.applies}).`),
+        "",
+        FREE_TIER_TERMS,
+        BURST_TERMS,
+        HEAD_TERMS,
+        "Errors share one body, {\"error\": {\"code\", \"message\", \"status\", ...}}, with stable snake_case reason codes: 402 pay or re-sign, 403 re-check the key (or ask POST /api/key for a fresh free key), " +
+          "429 back off for Retry-After seconds, 5xx retry with backoff and check /api/board/status. An unknown sym or sector answers 200 with the directory, not an error.",
+      ],
+    ],
+    [
+      "MCP server",
+      [
+        link("MCP endpoint", at("/mcp"), "Streamable HTTP, stateless: POST JSON-RPC with Accept: application/json, text/event-stream"),
+        link("Server card", at("/.well-known/mcp/server-card.json"), "the endpoint, its optional X-License-Key header and the tools"),
+        "",
+        "Free tools need nothing; the *_live tools are paid per call over x402's MCP transport (call without payment for the requirements, then again with _meta[\"x402/payment\"]); " +
+          "the licensed tools read a live-feed license on the connection's X-License-Key (MCP reads no bearer and no scanner key).",
+        "",
+        ...MCP_TOOLS.map(toolLine),
+      ],
+    ],
+    [
+      "Methodology",
+      [
+        link("Signal audit", at("/api/board/signal-audit"), "forward returns of past committed boards, by state and by opportunity decile"),
+        link("Proof", at("/api/board/proof"), "append-only sha256 pre-commitments of every published board"),
+        "",
+        methodologyBody(3),
+      ],
+    ],
+    [
+      "Optional",
+      [
+        link("OAuth authorization server metadata", at("/.well-known/oauth-authorization-server"), "RFC 8414"),
+        link("OAuth protected resource metadata", at("/.well-known/oauth-protected-resource"), "RFC 9728"),
+        link("JWKS", at("/oauth/jwks"), "the keys that verify bearer tokens"),
+      ],
+    ],
+  ];
+
+  const intro = [
+    `# ${SERVICE_TITLE}`,
+    "",
+    `> ${SERVICE_SUMMARY}`,
+    "",
+    "Four books: spx (the S&P 500), qqq (the Nasdaq-100), macro (macro and sector ETFs) and crypto (BTC-USD and ETH-USD, long-only trend signals on the UTC daily close). " +
+      "Every name is scored for opportunity (0-100 and its percentile), entry state (READY, SETUP, WAIT, CHASE, FALLING, with a firing or cold light) and hold strength; " +
+      "every book has a regime verdict (NAMES_ON, SELECTIVE, SECTORS_ON, INDEX_ONLY, RISK_OFF) that sets how far down the ranking the green goes, sector cards and two buy-list lanes.",
+    "",
+    "The output is identical for every reader: an impersonal research publication, not individualized investment advice. Scores describe historical and technical structure, not future returns. " +
+      `Every address below is under ${origin}; paths carry no version, and every response is JSON unless noted.`,
+    `Credential headers: ${CREDENTIALS.map((c) => c.header)
+      .filter((h, i, all) => all.indexOf(h) === i)
+      .join(", ")}.`,
+  ];
+  return `${[...intro, ...sections.flatMap(([title, lines]) => ["", `## ${title}`, "", ...lines])].join("\n")}\n`;
+}

@@ -1,0 +1,214 @@
+import { STATUS_CODES } from "node:http";
+import type { RouteConfig, ZodRequestBody } from "@asteasolutions/zod-to-openapi";
+import type { ErrorCode, Route } from "@board/proto";
+import { authorizationServerMetadata, protectedResourceMetadata } from "../http/oauth.js";
+import { API_CATALOG_TYPE, SERVER_CARD_TYPE } from "./api-catalog.js";
+import { readBody } from "./bodies.js";
+import { byStatus, failuresOf } from "./failures.js";
+import { content, json, ref } from "./refs.js";
+import { schemaOfValue, type JsonSchema } from "./schemas.js";
+
+export type Responses = RouteConfig["responses"];
+export type Method = Lowercase<Route["methods"][number]>;
+
+/** Response headers, declared once. */
+export const HEADERS = {
+  "X-Board-Market-Open": { description: "Whether the US market is open now (freshness block).", schema: { type: "string", enum: ["true", "false"] } },
+  "X-Board-Next-Refresh": { description: "When the board is expected to change next; do not buy again before it.", schema: { type: "string", format: "date-time" } },
+  "X-Board-Data-Age": { description: "Age of the served board in seconds.", schema: { type: "string", pattern: "^\\d+$" } },
+  ETag: { description: "The representation's entity tag; a board read's is a weak hash of the read without its freshness block.", schema: { type: "string" } },
+  "Cache-Control": { description: "Caching policy of the response.", schema: { type: "string" } },
+  "PAYMENT-REQUIRED": {
+    description: "Base64 of the x402 v2 PaymentRequired (schema X402PaymentRequired): every offer, and the sign-in-with-x challenge.",
+    schema: { type: "string", contentEncoding: "base64", contentMediaType: "application/json" },
+  },
+  "WWW-Authenticate.Payment": {
+    description: 'The MPP challenge: Payment id=..., realm=..., method="usdc", intent="charge", request=... (present when MPP is offered).',
+    schema: { type: "string" },
+  },
+  "WWW-Authenticate.Bearer": { description: "RFC 6750 challenge naming /.well-known/oauth-protected-resource.", schema: { type: "string" } },
+  "PAYMENT-RESPONSE": { description: "Base64 x402 settlement receipt (transaction, network, payer), on reads paid over x402.", schema: { type: "string" } },
+  "Payment-Receipt": { description: "The MPP receipt, on reads paid with Authorization: Payment.", schema: { type: "string" } },
+  "X-Board-Tier": { description: "The tier a credentialed read was served on.", schema: { type: "string" } },
+  "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "string", pattern: "^\\d+$" } },
+  "RateLimit-Limit": { description: "The free tier's reads per day (on free-tier reads).", schema: { type: "string", pattern: "^\\d+$" } },
+  "RateLimit-Remaining": { description: "Free-tier reads left today.", schema: { type: "string", pattern: "^\\d+$" } },
+  "RateLimit-Reset": { description: "Seconds until the daily count starts again (00:00 UTC).", schema: { type: "string", pattern: "^\\d+$" } },
+  Link: { description: 'Where the api-catalog of this host is (rel="api-catalog").', schema: { type: "string" } },
+} satisfies Record<string, { description: string; schema: JsonSchema }>;
+
+const headers = (...names: (keyof typeof HEADERS)[]) => Object.fromEntries(names.map((n) => [n.split(".")[0]!, ref("headers", n)]));
+const FRESHNESS = ["X-Board-Market-Open", "X-Board-Next-Refresh", "X-Board-Data-Age"] as const;
+const RATE_LIMIT = ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"] as const;
+
+const errorSchema = (codes: readonly ErrorCode[]): JsonSchema => ({
+  allOf: [ref("schemas", "ErrorBody"), { type: "object", properties: { error: { type: "object", properties: { code: { enum: [...codes] } } } } }],
+});
+
+const phrase = (status: number) => STATUS_CODES[status] ?? `Status ${status}`;
+
+/** The error responses of a route, one per status, each naming the reason codes it can carry. */
+export function failureResponses(route: Route): Responses {
+  const responses: Responses = {};
+  for (const [status, codes] of byStatus(failuresOf(route))) {
+    const listed = `Reason codes: ${codes.join(", ")}.`;
+    if (status === 402 && route.kind === "paid") {
+      responses["402"] = {
+        description:
+          "Payment required, or a payment or sign-in was refused (the body's `error` says which). The offers are in PAYMENT-REQUIRED (x402 v2) and in the body " +
+          `(x402 v1 dialect, the v2 PaymentRequired under \`v2\`); the MPP challenge in WWW-Authenticate. A refused MPP credential is answered with problem+json. ${listed}`,
+        headers: headers("PAYMENT-REQUIRED", "WWW-Authenticate.Payment"),
+        content: content({ "application/json": ref("schemas", "PaymentRequiredBody"), "application/problem+json": ref("schemas", "MppProblem") }),
+      };
+      continue;
+    }
+    const retry = status === 429 || status === 502 || status === 503 || status === 504;
+    const extra = [
+      ...(retry ? (["Retry-After"] as const) : []),
+      ...(codes.includes("daily_cap_reached") ? RATE_LIMIT : []),
+      ...(codes.includes("credential_required") || codes.includes("token_invalid") ? (["WWW-Authenticate.Bearer"] as const) : []),
+    ];
+    responses[String(status)] = {
+      description: `${phrase(status)}. ${listed}`,
+      ...(extra.length > 0 ? { headers: headers(...extra) } : {}),
+      content: json(errorSchema(codes)),
+    };
+  }
+  return responses;
+}
+
+/** The success responses of a route. */
+export function successResponses(route: Route, method: Method, base: URL): Responses {
+  const body = readBody(route);
+  const bodySchema: JsonSchema = body ? ref("schemas", body.name) : { type: "object", description: "A live-tier read; its shape is published when the read is served." };
+  switch (route.kind) {
+    case "free":
+      return {
+        "200": { description: route.summary, headers: headers("ETag", "Cache-Control", ...FRESHNESS), content: json(bodySchema) },
+        "304": { description: "Not modified: the If-None-Match ETag is current.", headers: headers("ETag", ...FRESHNESS) },
+      };
+    case "paid":
+      return {
+        "200": {
+          description: `${route.summary} Served after the payment settled (receipt in PAYMENT-RESPONSE or Payment-Receipt), or on a license key, bearer${
+            route.tiers.includes("free_key") ? ", free key or wallet sign-in (with the tier block and RateLimit headers)" : ""
+          }${route.freeVariant ? `, or free with ${route.freeVariant.param}=${route.freeVariant.value}` : ""}.`,
+          headers: headers("ETag", "Cache-Control", ...FRESHNESS, "PAYMENT-RESPONSE", "Payment-Receipt", "X-Board-Tier", ...(route.tiers.includes("free_key") ? RATE_LIMIT : [])),
+          content: json(bodySchema),
+        },
+        ...(route.freeVariant
+          ? { "304": { description: `Not modified (only the free ${route.freeVariant.param}=${route.freeVariant.value} read is conditional).`, headers: headers("ETag", ...FRESHNESS) } }
+          : {}),
+      };
+    case "live":
+      return { "200": { description: route.summary, headers: headers("ETag", "Cache-Control", ...FRESHNESS, "X-Board-Tier"), content: json(bodySchema) } };
+    case "mcp":
+      return mcpResponses();
+    case "page":
+      return {
+        "200": { description: route.summary, headers: headers("ETag", "Cache-Control"), content: content({ "text/html": { type: "string" } }) },
+        "304": { description: "Not modified: the If-None-Match ETag is current.", headers: headers("ETag") },
+        "503": {
+          description: "The page without the free slice, while the board has none to draw (warming up or unreachable): prices and documents still shown; do not keep it.",
+          headers: headers("Retry-After", "Cache-Control"),
+          content: content({ "text/html": { type: "string" } }),
+        },
+      };
+    case "discovery":
+      return discoveryResponses(route, method);
+    case "auth":
+      return authResponses(route, base);
+  }
+}
+
+function discoveryResponses(route: Route, method: Method): Responses {
+  const ok = (byType: Record<string, JsonSchema>) => ({
+    "200": { description: route.summary, headers: headers("ETag", "Cache-Control", "Link"), ...(method !== "head" ? { content: content(byType) } : {}) },
+    "304": { description: "Not modified: the If-None-Match ETag is current.", headers: headers("ETag") },
+  });
+  switch (route.path) {
+    case "/api":
+      return {
+        "402": {
+          description: "Always 402: the catalogue of every paid route, its price, its tiers and every offer (x402 v2 and v1 dialect, MPP).",
+          content: json(ref("schemas", "OfferCatalogue")),
+        },
+      };
+    case "/openapi.json":
+      return ok({ "application/json": { type: "object", description: "This document (OpenAPI 3.1)." } });
+    case "/llms.txt":
+      return ok({ "text/markdown": { type: "string" } });
+    case "/.well-known/api-catalog":
+      return ok({ [API_CATALOG_TYPE]: ref("schemas", "Linkset") });
+    default:
+      return ok({ "application/json": ref("schemas", "ServerCard"), [SERVER_CARD_TYPE]: ref("schemas", "ServerCard") });
+  }
+}
+
+function mcpResponses(): Responses {
+  const rpc = json(ref("schemas", "JsonRpcResponse"));
+  return {
+    "200": { description: "The JSON-RPC answer (a result, or a JSON-RPC error such as an unknown tool). Tool refusals are tool results with isError.", content: rpc },
+    "202": { description: "A notification or response was accepted; no body." },
+    "400": { description: "Not a valid JSON-RPC message (JSON-RPC error, id null).", content: rpc },
+    "406": { description: "The Accept header must list application/json and text/event-stream.", content: rpc },
+    "413": { description: "The message is larger than the server reads.", content: rpc },
+    "415": { description: "The body must be application/json.", content: rpc },
+    "500": { description: "The request failed on our side.", content: rpc },
+  };
+}
+
+function authResponses(route: Route, base: URL): Responses {
+  const noStore = headers("Cache-Control");
+  switch (route.path) {
+    case "/api/key":
+      return { "201": { description: "A free key, shown once and stored only as a hash, with the free tier's terms.", headers: noStore, content: json(ref("schemas", "FreeKeyReply")) } };
+    case "/api/auth/nonce":
+      return { "200": { description: "The sign-in challenge and the exact CAIP-122 message to sign.", headers: noStore, content: json(ref("schemas", "SignInChallengeReply")) } };
+    case "/api/auth/verify":
+      return { "201": { description: "A wallet-tier key for X-Board-Key: the address's daily reads, shared with its sign-in sessions.", headers: noStore, content: json(ref("schemas", "WalletKeyReply")) } };
+    case "/oauth/token":
+      return {
+        "200": { description: "A bearer token for the live tier.", headers: noStore, content: json(ref("schemas", "AccessToken")) },
+        "400": { description: "RFC 6749 5.2 error: invalid_request, invalid_grant, unsupported_grant_type, invalid_scope or unauthorized_client.", content: json(ref("schemas", "OAuthError")) },
+        "401": {
+          description: "RFC 6749 5.2 invalid_client: the client id or license key is not valid (WWW-Authenticate: Basic when the client used Basic).",
+          content: json(ref("schemas", "OAuthError")),
+        },
+      };
+    case "/oauth/jwks":
+      return { "200": { description: "The public keys that verify bearer tokens, a successor included before it signs.", headers: noStore, content: json(ref("schemas", "JwksReply")) } };
+    case "/oauth/authorize":
+      return { "400": { description: "Always refused: no interactive grant exists (RFC 6749 unsupported_response_type).", content: json(ref("schemas", "AuthorizeRefusal")) } };
+    case "/.well-known/oauth-authorization-server": {
+      const example = authorizationServerMetadata(base);
+      return { "200": { description: route.summary, headers: noStore, content: content({ "application/json": schemaOfValue(example) }, { example }) } };
+    }
+    case "/.well-known/oauth-protected-resource": {
+      const example = protectedResourceMetadata(base);
+      return { "200": { description: route.summary, headers: noStore, content: content({ "application/json": schemaOfValue(example) }, { example }) } };
+    }
+    default:
+      throw new Error(`no responses declared for ${route.path}`);
+  }
+}
+
+/** Request bodies of the routes that take one. */
+export function requestBody(route: Route): ZodRequestBody | undefined {
+  switch (route.path) {
+    case "/api/key":
+      return { required: true, content: json(ref("schemas", "FreeKeyRequest")) };
+    case "/api/auth/verify":
+      return { required: true, description: "The signed sign-in: the challenge's fields plus address, chainId, type and signature (the JSON SIGN-IN-WITH-X carries in base64).", content: json(ref("schemas", "SignInPayload")) };
+    case "/oauth/token":
+      return { required: true, content: content({ "application/x-www-form-urlencoded": ref("schemas", "TokenForm") }) };
+    case "/mcp":
+      return {
+        required: true,
+        description: "A JSON-RPC message (Streamable HTTP, stateless). Send Accept: application/json, text/event-stream.",
+        content: json(ref("schemas", "JsonRpcRequest")),
+      };
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,158 @@
+import {
+  ACCESS_TOKEN_SCOPE,
+  ACCESS_TOKEN_SECONDS,
+  API_VERSION,
+  DEFAULT_BURST,
+  FREE_DAILY_LIMIT,
+  FREE_KEY_IDLE_DAYS,
+  MAX_BATCH,
+  PAID_ROUTES,
+  PRODUCT,
+  SIGN_IN_SESSION_SECONDS,
+  type Route,
+  type Tier,
+} from "@board/proto";
+
+/**
+ * The service's terms as every discovery document states them: one wording, built from the
+ * constants proto holds, so /openapi.json and /llms.txt cannot disagree.
+ */
+
+export const SERVICE_NAME = PRODUCT;
+export const SERVICE_TITLE = "Scored Market Board";
+export const SERVICE_VERSION = API_VERSION;
+
+export const SERVICE_SUMMARY =
+  "A per-read paid research board: scores for about 565 names (S&P 500, Nasdaq-100, macro and sector ETFs, BTC-USD and ETH-USD), " +
+  "per-book regime verdicts, sector cards and buy-list lanes, refreshed about every 5 minutes of US market hours. " +
+  "Sold per read in USDC over x402 and MPP; small free slices for everyone. Research, not investment advice.";
+
+/** USDC base units (6 decimals) as a decimal amount: 5000n -> "0.005". */
+export function usdc(units: bigint): string {
+  const whole = units / 1_000_000n;
+  const fraction = (units % 1_000_000n).toString().padStart(6, "0").replace(/0+$/, "");
+  return fraction.length > 0 ? `${whole}.${fraction}` : whole.toString();
+}
+
+/** A price as people read it: "0.005 USDC (5000 base units)". */
+export const priceWords = (route: Route) => (route.price === null ? "free" : `${usdc(route.price)} USDC (${route.price} base units)`);
+
+/** Whether a free key or a signed-in wallet may also read this paid route, within the daily limit. */
+export const isFreeTierRoute = (route: Route) => route.kind === "paid" && route.tiers.includes("free_key");
+
+export const FREE_TIER_ROUTES: readonly Route[] = PAID_ROUTES.filter(isFreeTierRoute);
+
+const cheapest = PAID_ROUTES.reduce((min, r) => (r.price !== null && r.price < min ? r.price : min), PAID_ROUTES[0]?.price ?? 0n);
+const dearest = PAID_ROUTES.reduce((max, r) => (r.price !== null && r.price > max ? r.price : max), 0n);
+export const PRICE_RANGE = `${usdc(cheapest)} to ${usdc(dearest)} USDC per read`;
+
+export const BURST_TERMS =
+  `Burst limit: a token bucket of ${DEFAULT_BURST.principal.capacity} requests per principal (free key, wallet, license), ` +
+  `refilled at ${DEFAULT_BURST.principal.per_second} per second, and of ${DEFAULT_BURST.anonymous.capacity} per client address for requests without a credential, ` +
+  `refilled at ${DEFAULT_BURST.anonymous.per_second} per second. Past it the answer is 429 burst_limited with Retry-After; a burst-limited read spends no daily read. Pace requests sequentially.`;
+
+export const FREE_TIER_TERMS =
+  `Free tier: ${FREE_DAILY_LIMIT} reads a day per free key or per signed-in wallet address (a key and the address's sign-in sessions share one count), ` +
+  `across ${FREE_TIER_ROUTES.map((r) => r.path).join(", ")}. The day is the UTC day; the count starts again at 00:00 UTC. ` +
+  `Every free-tier 200 carries a tier block (used_today, limit, remaining, reset_at) and RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset headers; ` +
+  `past the limit the answer is 429 daily_cap_reached with Retry-After. Free keys expire after ${FREE_KEY_IDLE_DAYS} days without use.`;
+
+/** SPEC.md 8, with the values the service runs with. */
+export const LIMITS: readonly { readonly name: string; readonly value: string; readonly applies: string }[] = [
+  { name: "Free-tier reads", value: `${FREE_DAILY_LIMIT} per UTC day`, applies: "per free key, and per wallet address (its sign-in sessions and wallet key together)" },
+  { name: "Free key inactivity expiry", value: `${FREE_KEY_IDLE_DAYS} days`, applies: "free keys and wallet keys" },
+  { name: "Wallet sign-in session", value: `issuedAt plus ${SIGN_IN_SESSION_SECONDS / 60} minutes`, applies: "one SIGN-IN-WITH-X header" },
+  { name: "Bearer token lifetime", value: `${ACCESS_TOKEN_SECONDS} seconds, scope ${ACCESS_TOKEN_SCOPE}`, applies: "POST /oauth/token" },
+  { name: "Batch size", value: `1 to ${MAX_BATCH} comma-separated symbols at the single-name price`, applies: "/api/board/name and /api/board/hold" },
+  { name: "Preview", value: "top 3 names per book, previous trading day, no call cap", applies: "/api/board/agent?preview=1" },
+  { name: "Leaders", value: "10 per book", applies: "/api/board/leaders" },
+  { name: "Movers", value: "10 gainers and 10 losers", applies: "/api/board/movers" },
+  {
+    name: "Burst",
+    value: `${DEFAULT_BURST.principal.capacity} per principal refilled ${DEFAULT_BURST.principal.per_second}/s; ${DEFAULT_BURST.anonymous.capacity} per client address refilled ${DEFAULT_BURST.anonymous.per_second}/s`,
+    applies: "every read; 429 burst_limited with Retry-After",
+  },
+  { name: "Licensed reads", value: "no daily cap (the burst limit applies)", applies: "X-License-Key and bearer tokens" },
+];
+
+/** A credential or payment header of SPEC.md 5 and 4.1: the security schemes of /openapi.json and the tiers of /llms.txt. */
+export interface Credential {
+  /** The OpenAPI security scheme name. */
+  readonly scheme: string;
+  readonly header: string;
+  /** How the header's value reads ("Bearer <ACCESS_TOKEN>"), for the http schemes. */
+  readonly http?: { readonly scheme: string; readonly bearerFormat?: string };
+  /** The tiers it opens. */
+  readonly tiers: readonly Tier[];
+  readonly description: string;
+}
+
+export const CREDENTIALS: readonly Credential[] = [
+  {
+    scheme: "freeKey",
+    header: "X-Board-Key",
+    tiers: ["free_key", "wallet"],
+    description: `A free API key from POST /api/key (body {"email": "..."}), or a wallet key from POST /api/auth/verify. ${FREE_DAILY_LIMIT} reads a day across the free-tier reads.`,
+  },
+  {
+    scheme: "signInWithX",
+    header: "SIGN-IN-WITH-X",
+    tiers: ["wallet"],
+    description:
+      `Base64 of a signed CAIP-122 sign-in (the sign-in-with-x extension of any 402, or GET /api/auth/nonce): EVM personal_sign, Solana signMessage or Algorand ed25519. ` +
+      `A bearer session until its expirationTime (issuedAt plus ${SIGN_IN_SESSION_SECONDS / 60} minutes); ${FREE_DAILY_LIMIT} reads a day per address. Moves no funds.`,
+  },
+  {
+    scheme: "licenseKey",
+    header: "X-License-Key",
+    tiers: ["scanner_license", "live_license"],
+    description:
+      "A purchased license key. A scanner license serves every paid board read live with no daily cap; a live-feed license also opens /api/live/* and the licensed MCP tools. " +
+      "X-Board-License-Key is not read.",
+  },
+  {
+    scheme: "bearer",
+    header: "Authorization",
+    http: { scheme: "bearer", bearerFormat: "JWT" },
+    tiers: ["bearer"],
+    description: `An ES256 JWT from POST /oauth/token (client credentials: client_id and the license key as client_secret), valid ${ACCESS_TOKEN_SECONDS} seconds, scope ${ACCESS_TOKEN_SCOPE}, verifiable against /oauth/jwks. The same live tier as its license.`,
+  },
+  {
+    scheme: "x402Payment",
+    header: "PAYMENT-SIGNATURE",
+    tiers: ["x402"],
+    description: "An x402 v2 payment payload (base64 JSON) for one read, signed against an offer of the route's 402 (PAYMENT-REQUIRED header). The receipt comes back in PAYMENT-RESPONSE.",
+  },
+  {
+    scheme: "x402PaymentV1",
+    header: "X-PAYMENT",
+    tiers: ["x402"],
+    description: "The x402 v1 header: a v1 payment payload (offers of the 402 body's accepts, networks base and solana), or a v2 payload sent under SPEC.md's header name.",
+  },
+  {
+    scheme: "mppPayment",
+    header: "Authorization",
+    http: { scheme: "Payment" },
+    tiers: ["x402"],
+    description:
+      'Machine Payments Protocol: the 402 carries WWW-Authenticate: Payment (method "usdc", intent "charge", network eip155:8453); answer with Authorization: Payment <credential>, an EIP-3009 authorization for exactly that charge. The receipt comes back in Payment-Receipt.',
+  },
+];
+
+export const credential = (scheme: string): Credential => {
+  const found = CREDENTIALS.find((c) => c.scheme === scheme);
+  if (!found) throw new Error(`no credential ${scheme}`);
+  return found;
+};
+
+/** The schemes that open a route without paying, by the route's tiers. */
+export function schemesFor(route: Route): string[] {
+  return CREDENTIALS.filter((c) => c.tiers.some((t) => route.tiers.includes(t))).map((c) => c.scheme);
+}
+
+export const POLLING_TERMS =
+  "Every board read carries a freshness block (market_open, data_age_seconds, next_refresh_at, poll_hint) and the same values in the X-Board-Market-Open, " +
+  "X-Board-Next-Refresh and X-Board-Data-Age headers. The board changes at most once per refresh; buying again before next_refresh_at buys the identical payload. " +
+  "Poll the free /api/board/state (a content hash per read) and buy only when the hash of the read you want changes. Free reads answer If-None-Match with 304.";
+
+export const HEAD_TERMS = "Every GET route also answers HEAD with the same headers and no body; HEAD never takes a payment and never spends a counted read.";
