@@ -109,6 +109,7 @@ function expectStrictHeaders(headers: http.IncomingHttpHeaders) {
   expect(csp).toContain("frame-ancestors 'none'");
   expect(csp).not.toContain("unsafe");
   expect(headers["x-content-type-options"]).toBe("nosniff");
+  expect(headers["link"]).toMatch(/<http:\/\/[^>]+\/\.well-known\/api-catalog>; rel="api-catalog"/);
 }
 
 describe("landing page", () => {

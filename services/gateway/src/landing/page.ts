@@ -1,5 +1,6 @@
 import { ROUTES } from "@board/proto";
 import type { Request, Response } from "express";
+import { apiCatalogLink } from "../discovery/api-catalog.js";
 import { preferredEncoding } from "../http/encoding.js";
 import type { ReadDeps } from "../http/read.js";
 import { LandingPages, type RenderedPage } from "./cache.js";
@@ -43,6 +44,8 @@ function pagesFor(deps: ReadDeps): LandingPages {
  * and a crawler or monitor should neither keep nor index that version.
  */
 export async function serveLandingPage(deps: ReadDeps, req: Request, res: Response): Promise<void> {
+  // RFC 9727 5.2: the API's home points at its catalog.
+  res.setHeader("Link", apiCatalogLink(deps.publicBaseUrl));
   sendPage(req, res, await pagesFor(deps).current());
 }
 
