@@ -34,10 +34,10 @@ async function run(spec: LoadSpec): Promise<LoadResult> {
       if (performance.now() >= end) return;
       const i = next++;
       if (values && i >= values.length) return;
-      const headers = values && spec.header ? { [spec.header]: values[i] as string } : undefined;
+      const headers = values && spec.header ? { ...spec.headers, [spec.header]: values[i] as string } : spec.headers;
       const t = performance.now();
       try {
-        const res = await pool.request({ path: spec.path, method: "GET", headers });
+        const res = await pool.request({ path: spec.path, method: spec.method ?? "GET", headers, body: spec.body ?? null });
         const body = Buffer.from(await res.body.arrayBuffer());
         samples.push(performance.now() - t);
         statuses[res.statusCode] = (statuses[res.statusCode] ?? 0) + 1;

@@ -13,6 +13,10 @@ export interface LoadSpec {
   values?: string[];
   /** A 200 without this response header counts as a failure. */
   requireHeader?: string;
+  /** Every request's method, body and fixed headers (default: GET, none). */
+  method?: "GET" | "POST";
+  body?: string;
+  headers?: Record<string, string>;
 }
 
 export interface LoadResult {

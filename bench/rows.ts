@@ -90,6 +90,15 @@ export class Bench {
     return { ...rowOf(id, label, path, c, warm, r), server };
   }
 
+  /** A timed row of one fixed POST (the MCP row: a JSON-RPC message). */
+  async timedPost(id: string, label: string, origin: string, path: string, body: string, headers: Record<string, string>): Promise<RowResult> {
+    const c = this.args.freeConcurrency;
+    const spec = { origin, path, concurrency: c, method: "POST" as const, body, headers };
+    const warm = await this.loader.run({ ...spec, durationMs: this.args.warmup * 1000 });
+    const { result: r, server } = await this.observed(id, () => this.loader.run({ ...spec, durationMs: this.args.duration * 1000 }));
+    return { ...rowOf(id, label, path, c, warm, r), server };
+  }
+
   /** A timed row whose request i carries values[i] in `header` (each used once; the row also ends when they run out). */
   async timedWith(id: string, label: string, origin: string, path: string, header: string, values: string[]): Promise<RowResult> {
     const c = this.args.freeConcurrency;

@@ -17,6 +17,8 @@ import { BenchStack } from "./stack.js";
 import { FREE_READS_PER_PRINCIPAL, freeKeys, licenseAndBearer, roundRobin, timeChecks, walletHeaders } from "./tiers.js";
 
 const FREE_PATH = "/api/board/free";
+const MCP_CALL = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_status", arguments: {} } });
+const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 const STATUS_PATH = "/api/board/status";
 /** The stack's offer validity (its maximum); the reference is given the same. */
 const PAYMENT_TIMEOUT_SECONDS = 3600;
@@ -50,7 +52,7 @@ async function main(): Promise<number> {
     for (const b of report.recovery) if (b.wrong > 0) bench.problems.push(`${b.name}: ${b.wrong} recoveries gave a wrong address`);
   }
 
-  const loadRows: RowId[] = ["ceiling", "free", "status", "free-key", "wallet", "license", "bearer", "checks", "paid-native", "paid-viem", "reference"];
+  const loadRows: RowId[] = ["ceiling", "free", "status", "free-key", "wallet", "license", "bearer", "mcp", "checks", "paid-native", "paid-viem", "reference"];
   let infra: BenchInfra | null = null;
   let stack: BenchStack | null = null;
   let bare: BareServer | null = null;
@@ -120,6 +122,11 @@ async function main(): Promise<number> {
       const many = (v: string) => Array<string>(args.maxLicensedRequests).fill(v);
       await tierRow("license", "scanner license (X-License-Key)", "x-license-key", async () => many(licensed!.license));
       await tierRow("bearer", "OAuth bearer (ES256 JWT)", "authorization", async () => many(licensed!.bearer));
+      // MCP: one stateless tools/call per POST (a server and transport per request), the free
+      // status read, beside the same read over plain HTTP above.
+      await bench.row("mcp", "MCP tools/call get_status", "/mcp", args.freeConcurrency, () =>
+        bench.timedPost("mcp", "MCP tools/call get_status", s.base, "/mcp", MCP_CALL, MCP_HEADERS),
+      );
       if (bench.want("checks")) {
         log("tier checks alone ...");
         try {
