@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import type { Tracer } from "@opentelemetry/api";
 import { sql } from "drizzle-orm";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
@@ -8,6 +9,7 @@ import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzleLite } from "drizzle-orm/pglite";
 import { migrate as migrateLite } from "drizzle-orm/pglite/migrator";
 import pg from "pg";
+import { tracePglite, tracePool } from "./db-tracing.js";
 import { redactUrl, type Logger } from "./log.js";
 
 export type Database<S extends Record<string, unknown> = Record<string, never>> = PgDatabase<PgQueryResultHKT, S>;
@@ -29,6 +31,8 @@ export interface DatabaseOptions<S extends Record<string, unknown>> {
   schema?: S;
   log: Logger;
   poolSize?: number;
+  /** Query spans (children of the active span) with this tracer; none when omitted. */
+  tracer?: Tracer;
 }
 
 /**
@@ -51,6 +55,7 @@ export async function openDatabase<S extends Record<string, unknown> = Record<st
     const client = await PGlite.create(dir);
     const db = drizzleLite({ client, ...config });
     // PGlite is one connection in one process: no other replica can race the migration.
+    if (opts.tracer) tracePglite(client, opts.tracer, opts.service);
     if (migration) await migrateLite(db, migration);
     opts.log.info({ database: "pglite", dir }, "database ready");
     return {
@@ -66,6 +71,8 @@ export async function openDatabase<S extends Record<string, unknown> = Record<st
   const pool = new pg.Pool({ connectionString: opts.url, max: opts.poolSize ?? 10, connectionTimeoutMillis: 3000 });
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on("error", (err) => opts.log.warn({ err: err.message }, "idle database client failed"));
+  // Before the first connection: every client the pool makes is traced (migrations make no spans: no span is active).
+  if (opts.tracer) tracePool(pool, opts.tracer, new URL(opts.url).pathname.slice(1) || "postgres");
   if (migration) {
     const client = await pool.connect();
     try {

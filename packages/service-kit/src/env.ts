@@ -31,6 +31,17 @@ export const BaseEnv = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** A name for this replica in logs and $SRV discovery; defaults to host and pid. */
   INSTANCE_ID: z.string().min(1).optional(),
+  /** An OTLP/HTTP collector's base URL (spans go to <url>/v1/traces). Unset or empty: no tracing (no spans, no trace ids in logs). */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess(
+    (v) => (v === "" ? undefined : v),
+    z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),
+  ),
+  /** The service.name spans carry; defaults to the service's own name. */
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
+  /** The share of new traces recorded, 0 to 1. A caller's sampled trace is always continued. */
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).default(1),
+  /** "true": no tracing, even with a collector configured. */
+  OTEL_SDK_DISABLED: z.stringbool().default(false),
 });
 export type BaseEnv = z.infer<typeof BaseEnv>;
 

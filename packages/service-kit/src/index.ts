@@ -11,3 +11,6 @@ export * from "./lifecycle.js";
 export * from "./runtime.js";
 export * from "./main.js";
 export * from "./jetstream.js";
+export * from "./telemetry.js";
+export * from "./trace-context.js";
+export * from "./stream-tracing.js";

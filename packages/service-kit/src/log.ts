@@ -1,4 +1,5 @@
-import { pino, type Logger } from "pino";
+import { context, isSpanContextValid, trace } from "@opentelemetry/api";
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from "pino";
 
 export type { Logger };
 
@@ -17,13 +18,24 @@ const REDACT = [
   "databaseUrl",
 ];
 
-export function createLogger(service: string, level: string, instance: string): Logger {
-  return pino({
+/** A service's logger: JSON lines on stdout unless `destination` says otherwise (tests). */
+export function createLogger(service: string, level: string, instance: string, destination?: DestinationStream): Logger {
+  const options: LoggerOptions = {
     level,
     base: { service, instance },
     redact: { paths: REDACT, censor: "[redacted]" },
     timestamp: pino.stdTimeFunctions.isoTime,
-  });
+    mixin: traceFields,
+  };
+  return destination ? pino(options, destination) : pino(options);
+}
+
+/** Every line written inside a span names its trace and span, so a trace's log lines can be found. */
+function traceFields(): { trace_id?: string; span_id?: string } {
+  const span = trace.getSpan(context.active());
+  if (!span) return {};
+  const sc = span.spanContext();
+  return isSpanContextValid(sc) ? { trace_id: sc.traceId, span_id: sc.spanId } : {};
 }
 
 /** A postgres URL with its password removed, for log lines. */

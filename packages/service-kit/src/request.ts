@@ -1,7 +1,11 @@
 import { BUS_ERROR_HEADERS, BUS_META_HEADER, ErrorCode, type BusEndpoint } from "@board/proto";
-import { ErrorCode as NatsErrorCode, headers as natsHeaders, type MsgHdrs, type NatsConnection, type NatsError } from "nats";
+import { context, isSpanContextValid, SpanKind, trace } from "@opentelemetry/api";
+import { ErrorCode as NatsErrorCode, headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, type NatsError } from "nats";
 import type { z } from "zod";
-import { BusError } from "./errors.js";
+import { busInstrumentsOf } from "./bus-instruments.js";
+import { BusError, isBusError } from "./errors.js";
+import { markFailure } from "./span-outcome.js";
+import { injectTraceContext } from "./trace-context.js";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -20,7 +24,10 @@ export async function request<Req extends z.ZodType, Rep extends z.ZodType>(
   req: z.input<Req>,
   opts: RequestOptions = {},
 ): Promise<z.output<Rep>> {
-  const msg = await send(nc, ep, req, opts);
+  return traced(nc, ep, req, opts, (msg) => jsonReply(ep, msg));
+}
+
+function jsonReply<Rep extends z.ZodType>(ep: BusEndpoint<z.ZodType, Rep>, msg: Msg): z.output<Rep> {
   let raw: unknown;
   try {
     raw = JSON.parse(decoder.decode(msg.data));
@@ -39,7 +46,10 @@ export async function requestBytes<Req extends z.ZodType, Rep extends z.ZodType>
   req: z.input<Req>,
   opts: RequestOptions = {},
 ): Promise<{ meta: z.output<Rep>; body: Uint8Array }> {
-  const msg = await send(nc, ep, req, opts);
+  return traced(nc, ep, req, opts, (msg) => bytesReply(ep, msg));
+}
+
+function bytesReply<Rep extends z.ZodType>(ep: BusEndpoint<z.ZodType, Rep>, msg: Msg): { meta: z.output<Rep>; body: Uint8Array } {
   const metaText = msg.headers?.get(BUS_META_HEADER);
   if (!metaText) throw new BusError("invalid_reply", 502, `${ep.subject}: reply has no metadata`);
   let raw: unknown;
@@ -53,16 +63,41 @@ export async function requestBytes<Req extends z.ZodType, Rep extends z.ZodType>
   return { meta: parsed.data, body: msg.data };
 }
 
-async function send(nc: NatsConnection, ep: BusEndpoint, req: unknown, opts: RequestOptions) {
+/**
+ * One round trip in a CLIENT span named after the subject (a child of whatever span is
+ * active), its context in the request's headers, its time in bus_round_trip_seconds.
+ */
+async function traced<T>(nc: NatsConnection, ep: BusEndpoint, req: unknown, opts: RequestOptions, read: (msg: Msg) => T): Promise<T> {
   const checked = ep.request.safeParse(req);
   // A request that fails its own schema is our bug, not the caller's input.
   if (!checked.success) throw new BusError("internal_error", 500, `${ep.subject}: request does not match its schema`);
+  const { tracer, metrics } = busInstrumentsOf(nc);
+  const parent = context.active();
+  const span = tracer.startSpan(ep.subject, { kind: SpanKind.CLIENT, attributes: { "messaging.system": "nats", "messaging.destination.name": ep.subject } }, parent);
+  let headers = opts.headers;
+  if (isSpanContextValid(span.spanContext())) {
+    headers ??= natsHeaders();
+    injectTraceContext(trace.setSpan(parent, span), headers);
+  }
+  const started = performance.now();
+  let outcome = "ok";
+  try {
+    return read(await send(nc, ep, checked.data, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, headers));
+  } catch (e) {
+    const err = isBusError(e) ? e : new BusError("internal_error");
+    outcome = err.code;
+    markFailure(span, err.code, err.status);
+    throw e;
+  } finally {
+    metrics?.busRoundTrip.observe({ subject: ep.subject, outcome }, (performance.now() - started) / 1000);
+    span.end();
+  }
+}
+
+async function send(nc: NatsConnection, ep: BusEndpoint, data: unknown, timeout: number, headers: MsgHdrs | undefined): Promise<Msg> {
   let msg;
   try {
-    msg = await nc.request(ep.subject, encoder.encode(JSON.stringify(checked.data)), {
-      timeout: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-      ...(opts.headers ? { headers: opts.headers } : {}),
-    });
+    msg = await nc.request(ep.subject, encoder.encode(JSON.stringify(data)), { timeout, ...(headers ? { headers } : {}) });
   } catch (e) {
     throw fromNatsError(e, ep.subject);
   }

@@ -1,5 +1,6 @@
 import type { ServiceName } from "@board/proto";
 import type { Service } from "nats";
+import { instrumentBus } from "./bus-instruments.js";
 import { connectBus, type Bus } from "./bus.js";
 import { openDatabase, type OpenDatabase } from "./db.js";
 import type { BaseEnv } from "./env.js";
@@ -8,6 +9,7 @@ import { Lifecycle } from "./lifecycle.js";
 import { createLogger, type Logger } from "./log.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import { addBusService, defaultInstanceId, type Binding } from "./service.js";
+import { startTelemetry, type Telemetry } from "./telemetry.js";
 
 export interface RuntimeOptions<S extends Record<string, unknown>> {
   service: ServiceName;
@@ -25,6 +27,8 @@ export interface Runtime<S extends Record<string, unknown>> {
   readonly instance: string;
   readonly log: Logger;
   readonly metrics: Metrics;
+  /** This runtime's tracer provider: its spans carry this service's name, whatever else runs in the process. */
+  readonly telemetry: Telemetry;
   readonly bus: Bus;
   readonly database: OpenDatabase<S> | null;
   readonly health: HealthServer;
@@ -34,7 +38,7 @@ export interface Runtime<S extends Record<string, unknown>> {
   stop(): Promise<void>;
 }
 
-/** The plumbing every service starts with, in order: log, metrics, bus, database, health port. */
+/** The plumbing every service starts with, in order: log, metrics, tracing, bus, database, health port. */
 export async function startRuntime<S extends Record<string, unknown> = Record<string, never>>(
   opts: RuntimeOptions<S>,
 ): Promise<Runtime<S>> {
@@ -42,8 +46,14 @@ export async function startRuntime<S extends Record<string, unknown> = Record<st
   const log = createLogger(opts.service, opts.env.LOG_LEVEL, instance);
   const metrics = createMetrics(opts.service);
   const lifecycle = new Lifecycle(log);
+  const telemetry = startTelemetry({ service: opts.service, version: opts.version, instance, env: opts.env, log });
+  // Stopped last: spans of the shutdown itself are still sent.
+  lifecycle.onStop("telemetry", () => telemetry.shutdown());
+  // Query spans only when spans are exported: otherwise the pool is left as it is.
+  const queryTracing = telemetry.mode === "export" ? { tracer: telemetry.tracer } : {};
   try {
     const bus = await connectBus(opts.env.NATS_URL, `${opts.service}:${instance}`, log);
+    instrumentBus(bus.nc, { tracer: telemetry.tracer, metrics });
     lifecycle.onStop("bus", async () => {
       if (!bus.nc.isClosed()) await bus.nc.drain();
     });
@@ -53,6 +63,7 @@ export async function startRuntime<S extends Record<string, unknown> = Record<st
           url: opts.env.DATABASE_URL,
           dataDir: opts.env.DATA_DIR,
           log,
+          ...queryTracing,
           ...(opts.database.migrationsFolder ? { migrationsFolder: opts.database.migrationsFolder } : {}),
           ...(opts.database.schema ? { schema: opts.database.schema } : {}),
         })
@@ -72,6 +83,7 @@ export async function startRuntime<S extends Record<string, unknown> = Record<st
       instance,
       log,
       metrics,
+      telemetry,
       bus,
       database,
       health,
@@ -85,6 +97,7 @@ export async function startRuntime<S extends Record<string, unknown> = Record<st
           instance,
           log,
           metrics,
+          tracer: telemetry.tracer,
           bindings,
         });
         lifecycle.onStop("service", async () => {

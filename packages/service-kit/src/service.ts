@@ -1,10 +1,14 @@
 import os from "node:os";
 import { BUS_META_HEADER, pingEndpoint, type BusEndpoint, type ServiceName } from "@board/proto";
+import { context, SpanKind, trace, type Span, type Tracer } from "@opentelemetry/api";
 import { headers as natsHeaders, type MsgHdrs, type NatsConnection, type Service, type ServiceMsg } from "nats";
 import type { z } from "zod";
 import { BusError, isBusError } from "./errors.js";
 import type { Logger } from "./log.js";
 import type { Metrics } from "./metrics.js";
+import { markFailure } from "./span-outcome.js";
+import { NO_TRACER } from "./telemetry.js";
+import { extractTraceContext } from "./trace-context.js";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -47,6 +51,8 @@ export interface ServiceOptions {
   instance: string;
   log: Logger;
   metrics: Metrics;
+  /** The runtime's tracer: each request is handled in a SERVER span under the caller's. None: no spans. */
+  tracer?: Tracer;
   bindings: Binding[];
 }
 
@@ -90,8 +96,17 @@ export async function addBusService(opts: ServiceOptions): Promise<Service> {
   return srv;
 }
 
-/** Every path ends in exactly one reply: the result, or an error with a status and reason code. */
-async function answer(b: Binding, msg: ServiceMsg, opts: ServiceOptions): Promise<void> {
+/**
+ * Every path ends in exactly one reply: the result, or an error with a status and reason code.
+ * The handler runs in a SERVER span, the child of the caller's span in the message's headers.
+ */
+function answer(b: Binding, msg: ServiceMsg, opts: ServiceOptions): Promise<void> {
+  const caller = extractTraceContext(msg.headers);
+  const span = (opts.tracer ?? NO_TRACER).startSpan(b.ep.subject, { kind: SpanKind.SERVER, attributes: { "messaging.system": "nats", "messaging.destination.name": b.ep.subject } }, caller);
+  return context.with(trace.setSpan(caller, span), () => handle(b, msg, opts, span)).finally(() => span.end());
+}
+
+async function handle(b: Binding, msg: ServiceMsg, opts: ServiceOptions, span: Span): Promise<void> {
   const started = performance.now();
   let outcome = "ok";
   try {
@@ -119,11 +134,13 @@ async function answer(b: Binding, msg: ServiceMsg, opts: ServiceOptions): Promis
     if (isBusError(e)) {
       outcome = e.code;
       msg.respondError(e.status, e.code);
+      markFailure(span, e.code, e.status);
     } else {
       outcome = "internal_error";
       // The text of an unexpected failure stays in our log; the bus carries only the code.
       opts.log.error({ err: e, subject: b.ep.subject }, "handler failed");
       msg.respondError(500, "internal_error");
+      markFailure(span, outcome, 500);
     }
     opts.metrics.errors.inc({ code: outcome });
   } finally {

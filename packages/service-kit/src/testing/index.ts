@@ -5,3 +5,4 @@ export * from "./fixtures.js";
 export * from "./stream.js";
 export * from "./port.js";
 export * from "./live-fixtures.js";
+export * from "./spans.js";
