@@ -9,6 +9,7 @@ import { buildPublication, type Publication } from "./publication.js";
 import { recordViews } from "./proof/extra-views.js";
 import { readView } from "./read.js";
 import { LiveStatus } from "./views/live-status.js";
+import { gaugeSnapshotAge } from "./snapshot-age.js";
 import { SnapshotStore } from "./store.js";
 
 export interface BoardService {
@@ -48,6 +49,7 @@ export async function startBoard(env: BoardEnv, opts: { now?: () => Date } = {})
       rt.log.info({ asof: latest.board.asof_daily, computed_at: latest.board.computed_at, delayed: delayed?.board.asof_daily ?? null }, "publication live");
     };
 
+    gaugeSnapshotAge(rt.metrics, () => publication, now);
     await ensureSnapshotStream(rt.bus.nc);
     await republish();
     const consumer = await consumeSnapshots({ nc: rt.bus.nc, store, log: rt.log, onCaughtUp: republish });

@@ -22,6 +22,7 @@ export async function startGateway(env: GatewayEnv): Promise<GatewayService> {
     trustProxyHops: env.TRUST_PROXY_HOPS,
     publicBaseUrl: new URL(env.PUBLIC_BASE_URL),
     served: servedReadsPublisher(rt.bus.nc, rt.log),
+    telemetry: { tracer: rt.telemetry.tracer, metrics: rt.metrics },
   });
   const server = http.createServer(app);
   server.keepAliveTimeout = 65_000;

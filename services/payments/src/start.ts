@@ -4,6 +4,7 @@ import { bind, BusError, request, startRuntime, type Runtime } from "@board/serv
 import pkg from "../package.json" with { type: "json" };
 import { ClaimDesk } from "./claims/claim-desk.js";
 import { reconcileOpenClaims, type ReconcileResult } from "./claims/reconcile.js";
+import { countSettlements } from "./claims/settlement-outcomes.js";
 import { ClaimStore } from "./claims/store.js";
 import * as schema from "./db/schema.js";
 import type { PaymentsEnv } from "./env.js";
@@ -59,7 +60,15 @@ export async function startPayments(env: PaymentsEnv, opts: PaymentsOptions = {}
     const book = new OfferBook(rails, ours, new URL(env.PUBLIC_BASE_URL), env.PAYMENT_TIMEOUT_SECONDS, signInChallenge);
     await book.initialize();
     const claims = new ClaimStore(rt.database!.db);
-    const desk = new ClaimDesk(book, ours, claims, rt.log, mpp, (event) => rt.bus.nc.publish(SETTLEMENT_EVENT_SUBJECT, JSON.stringify(event)));
+    const desk = new ClaimDesk(
+      book,
+      ours,
+      claims,
+      rt.log,
+      mpp,
+      (event) => rt.bus.nc.publish(SETTLEMENT_EVENT_SUBJECT, JSON.stringify(event)),
+      countSettlements(rt.metrics),
+    );
     rt.log.info({ rails: [...rails.map((r) => r.rail), ...(mpp ? ["mpp"] : [])] }, rails.length ? "payment rails offered" : "no payment rail configured: paid reads cannot be bought");
 
     await rt.serve([

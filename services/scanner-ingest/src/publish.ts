@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { SNAPSHOT_STREAM, SNAPSHOT_SUBJECT, Snapshot } from "@board/proto";
-import type { NatsConnection } from "@board/service-kit";
+import { publishTraced, type NatsConnection } from "@board/service-kit";
 
 /** Room kept under the bus's 1 MiB payload limit, so a growing board fails a test before it fails in production. */
 export const SNAPSHOT_MAX_BYTES = 768 * 1024;
@@ -21,7 +21,7 @@ export async function publishSnapshot(nc: NatsConnection, snapshot: Snapshot): P
   const bytes = new TextEncoder().encode(JSON.stringify(checked));
   if (bytes.length > SNAPSHOT_MAX_BYTES) throw new Error(`snapshot is ${bytes.length} bytes, over the ${SNAPSHOT_MAX_BYTES} limit`);
   const hash = createHash("sha256").update(bytes).digest("hex");
-  const ack = await nc.jetstream().publish(SNAPSHOT_SUBJECT, bytes, { msgID: hash });
+  const ack = await publishTraced(nc, SNAPSHOT_SUBJECT, bytes, { msgID: hash });
   return { hash, bytes: bytes.length, seq: ack.seq, duplicate: ack.duplicate };
 }
 

@@ -1,5 +1,5 @@
 import { SERVED_READ_SUBJECT, type Tier } from "@board/proto";
-import type { Logger, NatsConnection } from "@board/service-kit";
+import { publishTraced, type Logger, type NatsConnection } from "@board/service-kit";
 
 export type ServedReads = (route: string, tier: Tier) => void;
 
@@ -9,12 +9,11 @@ export type ServedReads = (route: string, tier: Tier) => void;
  * row is touched per read. A failed publish is logged (at most once a minute).
  */
 export function servedReadsPublisher(nc: NatsConnection, log: Logger): ServedReads {
-  const js = nc.jetstream();
   const encoder = new TextEncoder();
   let lastWarn = 0;
   return (route, tier) => {
     const event = { route, tier, at: new Date().toISOString() };
-    js.publish(SERVED_READ_SUBJECT, encoder.encode(JSON.stringify(event))).catch((err: unknown) => {
+    publishTraced(nc, SERVED_READ_SUBJECT, encoder.encode(JSON.stringify(event))).catch((err: unknown) => {
       const now = Date.now();
       if (now - lastWarn < 60_000) return;
       lastWarn = now;

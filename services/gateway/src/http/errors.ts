@@ -1,12 +1,14 @@
 import { ERROR_STATUS, ErrorCode, type ErrorBody } from "@board/proto";
 import { isBusError } from "@board/service-kit";
 import type { Response } from "express";
+import { noteErrorCode } from "./telemetry.js";
 
 type Extra = Omit<ErrorBody["error"], "code" | "message" | "status">;
 
 /** The one error body of the API: { error: { code, message, status, ... } }. */
 export function sendError(res: Response, code: ErrorCode, message: string, extra: Extra = {}, status = ERROR_STATUS[code]): void {
   const body: ErrorBody = { error: { code, message, status, ...extra } };
+  noteErrorCode(res, code);
   if (extra.retry_after_seconds !== undefined) res.setHeader("Retry-After", String(extra.retry_after_seconds));
   res.status(status).type("application/json").setHeader("Cache-Control", "no-store").send(JSON.stringify(body));
 }

@@ -9,6 +9,7 @@ import { decodePaymentHeader } from "../x402/payment-header.js";
 import { matchV1, matchV2 } from "../x402/match.js";
 import type { OfferBook } from "../x402/offer-book.js";
 import { reasonCode } from "../x402/reasons.js";
+import type { SettlementOutcomes } from "./settlement-outcomes.js";
 import type { ClaimStore } from "./store.js";
 
 /** What a claim keeps so that settlement (now, or reconciliation after a restart) can run. */
@@ -29,7 +30,14 @@ export class ClaimDesk {
     private readonly log: Logger,
     private readonly mpp: MppRail | null,
     private readonly onSettled: (event: SettlementEvent) => void = () => undefined,
+    private readonly outcomes: SettlementOutcomes = () => undefined,
   ) {}
+
+  /** Counts a settlement that did not settle, and gives back the error to throw. */
+  private unsettled(rail: string, outcome: "refused" | "failed", err: BusError, reason: string = err.code): BusError {
+    this.outcomes({ rail, outcome, reason });
+    return err;
+  }
 
   private railNamed(name: string): X402Rail | undefined {
     return this.book.rails.find((r) => r.rail === name);
@@ -108,32 +116,33 @@ export class ClaimDesk {
   }
 
   private async settleMpp(claimId: string, stored: Extract<StoredPayment, { version: "mpp" }>): Promise<SettleReply> {
-    if (!this.mpp) throw new BusError("payment_settlement_failed", 402, "MPP is not configured");
+    if (!this.mpp) throw this.unsettled("mpp", "failed", new BusError("payment_settlement_failed", 402, "MPP is not configured"));
     let settled;
     try {
       settled = await this.mpp.settle(stored.credential, stored.expected);
     } catch (err) {
       this.log.warn({ err, claim: claimId, rail: "mpp" }, "settlement outcome unknown; left for reconciliation");
-      throw new BusError("payment_settlement_failed");
+      throw this.unsettled("mpp", "failed", new BusError("payment_settlement_failed"));
     }
     if (!settled.ok) {
       await this.store.failed(claimId, settled.detail);
-      throw new BusError(settled.reason === "payment_rejected" ? "payment_settlement_failed" : settled.reason, 402, settled.detail);
+      throw this.unsettled("mpp", "refused", new BusError(settled.reason === "payment_rejected" ? "payment_settlement_failed" : settled.reason, 402, settled.detail), settled.reason);
     }
     if (!(await this.store.settled(claimId, settled.transaction, { transaction: settled.transaction, network: settled.network, receipt: settled.receipt })))
-      throw new BusError("payment_already_used", 402, "the claim was closed meanwhile");
+      throw this.unsettled("mpp", "refused", new BusError("payment_already_used", 402, "the claim was closed meanwhile"));
     const settledAt = new Date().toISOString();
+    this.outcomes({ rail: "mpp", outcome: "settled" });
     this.onSettled({ settled_at: settledAt, rail: "mpp", network: settled.network });
     return { headers: { "Payment-Receipt": settled.receipt }, transaction: settled.transaction, network: settled.network, settled_at: settledAt };
   }
 
   async settle(claimId: string): Promise<SettleReply> {
     const row = await this.store.get(claimId);
-    if (!row || row.state !== "claimed") throw new BusError("payment_already_used", 402, "the claim is not open");
+    if (!row || row.state !== "claimed") throw this.unsettled(row?.rail ?? "unknown", "refused", new BusError("payment_already_used", 402, "the claim is not open"));
     const storedAny = row.payment as StoredPayment;
     if (storedAny.version === "mpp") return this.settleMpp(claimId, storedAny);
     const rail = this.railNamed(row.rail);
-    if (!rail) throw new BusError("payment_settlement_failed", 402, "the claim's rail is not configured");
+    if (!rail) throw this.unsettled(row.rail, "failed", new BusError("payment_settlement_failed", 402, "the claim's rail is not configured"));
     const stored = storedAny;
     let result: SettleResponse;
     try {
@@ -142,16 +151,18 @@ export class ClaimDesk {
       // Unknown outcome (the transaction may be in flight): the claim stays open for
       // reconciliation and the read is not served.
       this.log.warn({ err, claim: claimId, rail: rail.rail }, "settlement outcome unknown; left for reconciliation");
-      throw new BusError("payment_settlement_failed");
+      throw this.unsettled(rail.rail, "failed", new BusError("payment_settlement_failed"));
     }
     if (!result.success) {
       await this.store.failed(claimId, result.errorReason ?? "settlement failed");
       const code = reasonCode(result.errorReason);
-      throw new BusError(code === "payment_rejected" ? "payment_settlement_failed" : code, 402, result.errorReason);
+      throw this.unsettled(rail.rail, "refused", new BusError(code === "payment_rejected" ? "payment_settlement_failed" : code, 402, result.errorReason), code);
     }
     const receipt = { ...result, claim_id: claimId };
-    if (!(await this.store.settled(claimId, result.transaction, receipt))) throw new BusError("payment_already_used", 402, "the claim was closed meanwhile");
+    if (!(await this.store.settled(claimId, result.transaction, receipt)))
+      throw this.unsettled(rail.rail, "refused", new BusError("payment_already_used", 402, "the claim was closed meanwhile"));
     const settledAt = new Date().toISOString();
+    this.outcomes({ rail: rail.rail, outcome: "settled" });
     this.onSettled({ settled_at: settledAt, rail: rail.rail, network: result.network });
     const header = encodePaymentResponseHeader(result);
     const headers: Record<string, string> = { "PAYMENT-RESPONSE": header };
