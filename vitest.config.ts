@@ -24,6 +24,15 @@ export default defineConfig({
         },
       },
       {
+        // Containers, compose and Kubernetes manifests, checked with the real tools (no engine, no cluster).
+        test: {
+          name: "deploy",
+          include: ["test/deploy/**/*.test.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
         test: {
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],

@@ -1,0 +1,72 @@
+# syntax=docker/dockerfile:1
+# One image per service, all from this file:
+#   docker build --build-arg SERVICE=gateway -t board/gateway .
+# SERVICE is a folder under services/ (gateway, board, identity, metering, payments, scanner-ingest).
+# The image runs `node` on an esbuild bundle of the service (deploy/docker/bundle.ts) with the
+# service's production dependencies only: no tsx, no TypeScript, no dev dependencies, no secrets.
+
+# Node 24 LTS on Debian 13 slim, pinned by digest (multi-arch index). Update tag and digest together.
+ARG NODE_IMAGE=node:24.21.0-trixie-slim@sha256:173f125896c3b47ddf056734c7ea789d04595a6a08769a8f78e0df642781fb66
+
+# npm needs only the lockfile and every workspace's package.json: later stages install from
+# these, so a source change does not invalidate the dependency layers.
+FROM ${NODE_IMAGE} AS manifests
+WORKDIR /src
+COPY . .
+RUN mkdir /out \
+ && cp package.json package-lock.json .npmrc /out/ \
+ && find proto packages services scripts -name node_modules -prune -o -name package.json -print \
+    | xargs -I{} cp --parents {} /out/
+
+# Build: the full dependency tree (for esbuild and tsx), then the service's bundle and assets.
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY --from=manifests /out/ ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY . .
+ARG SERVICE
+RUN test -n "${SERVICE}" || { echo "build with --build-arg SERVICE=<name of a folder under services/>" >&2; exit 1; }
+RUN node_modules/.bin/tsx deploy/docker/bundle.ts "${SERVICE}" /out
+
+# Production dependencies of this service's workspace (and the @board/* packages it uses) only.
+FROM ${NODE_IMAGE} AS deps
+ARG TARGETARCH
+# secp256k1 (payments) ships a prebuilt addon for linux/amd64 only; elsewhere it is compiled
+# here, against the base image's own Node headers (the toolchain never reaches the final image).
+RUN if [ "${TARGETARCH}" != "amd64" ]; then \
+      apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*; \
+    fi
+WORKDIR /app
+COPY --from=manifests /out/ ./
+ARG SERVICE
+RUN npm ci --omit=dev --workspace "services/${SERVICE}" --no-audit --no-fund \
+ && if [ "${TARGETARCH}" != "amd64" ] && [ -d node_modules/secp256k1 ]; then \
+      cd node_modules/secp256k1 \
+      && node /usr/local/lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js rebuild --nodedir=/usr/local; \
+    fi \
+ && npm cache clean --force
+
+FROM ${NODE_IMAGE} AS runtime
+ARG SERVICE
+# The service runs `node` only: drop the package managers the base image carries.
+RUN rm -rf /usr/local/lib/node_modules /opt/yarn-* \
+ && rm -f /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack /usr/local/bin/yarn /usr/local/bin/yarnpkg
+LABEL org.opencontainers.image.title="scored-market-board ${SERVICE}" \
+      org.opencontainers.image.description="Scored Market Board Service: the ${SERVICE} service"
+# Every service listens for /healthz, /readyz and /metrics on the same port inside a container.
+ENV NODE_ENV=production \
+    HEALTH_PORT=9100
+WORKDIR /app
+# Owned by root and read-only to the service's user: the code cannot be changed at run time.
+COPY --from=deps /app/ ./
+COPY --from=build /out/ ./
+WORKDIR /app/services/${SERVICE}
+# A numeric UID/GID that exists nowhere else, so Kubernetes can verify runAsNonRoot.
+USER 10001:10001
+# The health port; the gateway also serves HTTP on PORT (8080).
+EXPOSE 9100
+# /readyz: the bus and the database answer (compose's depends_on waits for it).
+HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "const p=process.env.HEALTH_PORT||9100;require('node:http').get({host:'127.0.0.1',port:p,path:'/readyz',timeout:2500},r=>process.exit(r.statusCode===200?0:1)).on('error',()=>process.exit(1)).on('timeout',()=>process.exit(1))"]
+STOPSIGNAL SIGTERM
+CMD ["node", "--enable-source-maps", "dist/main.js"]

@@ -1,0 +1,102 @@
+// Builds one service for its container image: `tsx deploy/docker/bundle.ts <service> [outRoot]`.
+//
+// The workspace packages export TypeScript sources (package.json "exports" -> src/*.ts) and the
+// repo has no compile step; in development tsx transpiles them with esbuild at load time. The
+// image runs plain `node` with production dependencies only, so the same esbuild transform runs
+// here once, ahead of time: the service and the @board/* packages it imports become one ESM file,
+// every third-party package stays an import that npm installs in the image.
+//
+// Layout (mirrors the repo, so every `new URL("../x", import.meta.url)` in the sources still
+// points where it does in development):
+//   <outRoot>/services/<service>/dist/main.js (+ .map)
+//   <outRoot>/services/<service>/drizzle/       migrations, when the service owns a database
+//   <outRoot>/services/<service>/data/          files read at run time (scanner-ingest's universe)
+import { cp, readdir, stat } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { build, type Metafile, type Plugin } from "esbuild";
+
+/** Folders beside src/ that a service reads at run time; copied next to dist/ when present. */
+export const RUNTIME_ASSETS = ["drizzle", "data"] as const;
+
+/** The Node version the bundle's syntax must run on: the lowest in package.json "engines". */
+export const BUNDLE_TARGET = "node20";
+
+export interface ServiceBundle {
+  readonly service: string;
+  /** <outRoot>/services/<service>/dist/main.js */
+  readonly mainFile: string;
+  /** The folders of RUNTIME_ASSETS that were copied. */
+  readonly assets: readonly string[];
+  /** esbuild's record of every input and import, for checks on what the image must install. */
+  readonly metafile: Metafile;
+}
+
+const WORKSPACE_SCOPE = "@board/";
+
+/** Bundle the workspace's TypeScript; leave node: builtins and npm packages as imports. */
+const installedPackagesStayExternal: Plugin = {
+  name: "installed-packages-stay-external",
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) =>
+      args.path.startsWith(WORKSPACE_SCOPE) || path.isAbsolute(args.path) ? undefined : { path: args.path, external: true },
+    );
+  },
+};
+
+export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+
+/** The services that ship as images: every folder under services/ with a src/main.ts. */
+export async function listServices(root = repoRoot): Promise<string[]> {
+  const dirs = await readdir(path.join(root, "services"), { withFileTypes: true });
+  const found: string[] = [];
+  for (const d of dirs) {
+    if (d.isDirectory() && (await exists(path.join(root, "services", d.name, "src", "main.ts")))) found.push(d.name);
+  }
+  return found.sort();
+}
+
+export async function bundleService(service: string, outRoot: string, root = repoRoot): Promise<ServiceBundle> {
+  const src = path.join(root, "services", service);
+  if (!(await exists(path.join(src, "src", "main.ts")))) throw new Error(`unknown service "${service}": no services/${service}/src/main.ts`);
+  const out = path.join(outRoot, "services", service);
+  const mainFile = path.join(out, "dist", "main.js");
+  const result = await build({
+    absWorkingDir: root,
+    entryPoints: [path.join(src, "src", "main.ts")],
+    outfile: mainFile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: BUNDLE_TARGET,
+    sourcemap: true,
+    metafile: true,
+    logLevel: "warning",
+    plugins: [installedPackagesStayExternal],
+  });
+  const assets: string[] = [];
+  for (const asset of RUNTIME_ASSETS) {
+    if (!(await exists(path.join(src, asset)))) continue;
+    await cp(path.join(src, asset), path.join(out, asset), { recursive: true });
+    assets.push(asset);
+  }
+  return { service, mainFile, assets, metafile: result.metafile };
+}
+
+async function exists(p: string): Promise<boolean> {
+  return stat(p).then(
+    () => true,
+    () => false,
+  );
+}
+
+const invokedDirectly = process.argv[1] !== undefined && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href;
+if (invokedDirectly) {
+  const [service, outRoot = repoRoot] = process.argv.slice(2);
+  if (!service) {
+    process.stderr.write(`usage: tsx deploy/docker/bundle.ts <service> [outRoot]\nservices: ${(await listServices()).join(", ")}\n`);
+    process.exit(2);
+  }
+  const bundle = await bundleService(service, path.resolve(outRoot));
+  process.stdout.write(`${bundle.service}: ${path.relative(process.cwd(), bundle.mainFile)} (+ ${bundle.assets.join(", ") || "no assets"})\n`);
+}

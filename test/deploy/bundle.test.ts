@@ -1,0 +1,103 @@
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { builtinModules } from "node:module";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { bundleService, listServices, type ServiceBundle } from "../../deploy/docker/bundle.js";
+import { toolEnv } from "./env.js";
+import { productionInstall, resolveInLock } from "./lockfile.js";
+import { DATABASE_SERVICES, parseEnvFile, root, run, SERVICES, type ServiceName } from "./tools.js";
+
+const readManifest = (dir: string) => JSON.parse(readFileSync(path.join(root, dir, "package.json"), "utf8")) as { name: string };
+
+/** Workspace folders (proto, packages/x, services/x) by package name. */
+const workspaces = new Map<string, string>();
+for (const dir of ["proto", ...["packages", "services"].flatMap((d) => readdirSync(path.join(root, d)).map((x) => `${d}/${x}`))])
+  if (existsSync(path.join(root, dir, "package.json"))) workspaces.set(readManifest(dir).name, dir);
+
+const packageName = (specifier: string) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
+const isBuiltin = (specifier: string) => specifier.startsWith("node:") || builtinModules.includes(specifier.split("/")[0] ?? "");
+
+let out: string;
+const bundles = new Map<ServiceName, ServiceBundle>();
+beforeAll(async () => {
+  out = mkdtempSync(path.join(tmpdir(), "bundle-"));
+  for (const service of SERVICES) bundles.set(service, await bundleService(service, out));
+  // The image's layout: node_modules at the root and beside the service, package.json (type: module) beside dist/.
+  symlinkSync(path.join(root, "node_modules"), path.join(out, "node_modules"));
+  for (const service of SERVICES) {
+    copyFileSync(path.join(root, "services", service, "package.json"), path.join(out, "services", service, "package.json"));
+    const own = path.join(root, "services", service, "node_modules");
+    if (existsSync(own)) symlinkSync(own, path.join(out, "services", service, "node_modules"));
+  }
+}, 120_000);
+afterAll(() => rmSync(out, { recursive: true, force: true }));
+
+const bundleOf = (service: ServiceName) => {
+  const b = bundles.get(service);
+  if (!b) throw new Error(`no bundle for ${service}`);
+  return b;
+};
+
+/** Runs a service's bundle with plain node (no tsx, no TypeScript) and this environment only. */
+function runBundle(service: ServiceName, env: Record<string, string>) {
+  return run(process.execPath, ["--enable-source-maps", path.join("dist", "main.js")], { cwd: path.join(out, "services", service), env: { ...toolEnv, ...env } });
+}
+
+test("the deploy files know every service: the six under services/ are the six shipped", async () => {
+  expect(await listServices()).toEqual([...SERVICES]);
+});
+
+describe.each(SERVICES)("%s image bundle", (service) => {
+  test("is one ESM file with the workspace code inside and its run-time folders beside it", () => {
+    const b = bundleOf(service);
+    expect(existsSync(b.mainFile)).toBe(true);
+    const output = b.metafile.outputs[path.relative(root, b.mainFile)];
+    expect(output, "esbuild's record of the bundle").toBeDefined();
+    const leftover = (output?.imports ?? []).filter((i) => i.path.startsWith("@board/") || i.path.startsWith("."));
+    expect(leftover).toEqual([]);
+    const dir = path.dirname(path.dirname(b.mainFile));
+    if (DATABASE_SERVICES.includes(service)) expect(existsSync(path.join(dir, "drizzle", "meta", "_journal.json"))).toBe(true);
+    else expect(b.assets).not.toContain("drizzle");
+    if (service === "scanner-ingest") expect(existsSync(path.join(dir, "data", "universe"))).toBe(true);
+  });
+
+  test("imports only packages that its production install provides, at the versions development resolves", () => {
+    const b = bundleOf(service);
+    const location = `services/${service}`;
+    const installed = productionInstall(location);
+    const problems: string[] = [];
+    for (const [file, input] of Object.entries(b.metafile.inputs)) {
+      const owner = [...workspaces.values()].filter((ws) => file.startsWith(`${ws}/`)).sort((a, c) => c.length - a.length)[0];
+      if (!owner) {
+        problems.push(`${file}: outside every workspace`);
+        continue;
+      }
+      if (!installed.has(owner)) problems.push(`${file}: ${owner} is not part of the production install of ${location}`);
+      for (const imp of input.imports) {
+        if (!imp.external || isBuiltin(imp.path)) continue;
+        const name = packageName(imp.path);
+        // The bundle sits in services/<name>/dist: Node looks for packages from there, not from the source's folder.
+        const fromBundle = resolveInLock(location, name);
+        if (!fromBundle || !installed.has(fromBundle)) problems.push(`${file} imports ${name}, which the production install of ${location} lacks`);
+        else if (fromBundle !== resolveInLock(owner, name)) problems.push(`${file} imports ${name}: ${resolveInLock(owner, name)} in development, ${fromBundle} in the image`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  test("loads under plain node and stops on a bad configuration with exit code 2", () => {
+    const res = runBundle(service, { HEALTH_PORT: "not-a-port" });
+    expect(res.stderr).toContain(`${service}: invalid configuration`);
+    expect(res.stderr).toContain("HEALTH_PORT");
+    expect(res.status).toBe(2);
+  });
+});
+
+test("identity's bundle refuses the IDENTITY_SECRET placeholder of .env.example without printing it", () => {
+  const example = parseEnvFile(readFileSync(path.join(root, ".env.example"), "utf8"));
+  const res = runBundle("identity", { IDENTITY_SECRET: example.IDENTITY_SECRET ?? "", DATABASE_URL: "postgres://board:x@127.0.0.1:1/board" });
+  expect(res.status).toBe(2);
+  expect(res.stderr).toMatch(/IDENTITY_SECRET: must be at least 32 characters/);
+  expect(res.stderr).not.toContain(example.IDENTITY_SECRET);
+});
