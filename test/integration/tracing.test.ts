@@ -2,12 +2,13 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { startEvmChain, type EvmChain } from "@board/test-chains/evm";
-import { boardRead, identityResolve, identitySignInChallenge, meteringConsume, paymentsClaim, paymentsRequirements, paymentsSettle, SERVED_READ_SUBJECT } from "@board/proto";
+import { boardRead, identityResolve, identitySignInChallenge, meteringConsume, paymentsClaim, paymentsRequirements, paymentsSettle, SERVED_READ_SUBJECT, SNAPSHOT_SUBJECT } from "@board/proto";
 import { exportSpansTo, otel, request } from "@board/service-kit";
-import { InMemorySpanExporter, type ReadableSpan } from "@board/service-kit/testing";
+import { fixtureSnapshot, InMemorySpanExporter, type ReadableSpan } from "@board/service-kit/testing";
 import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { publishSnapshot } from "../../services/scanner-ingest/src/publish.js";
 import { Stack, until } from "./harness.js";
 
 // One trace from HTTP requests through the gateway into identity, metering, payments and
@@ -189,5 +190,27 @@ describe("/metrics on the health ports after that traffic", () => {
   it("identity and metering: their handlers by subject and outcome", async () => {
     expect(samples(await scrape(stack.identity!.runtime.health.port), "bus_handled_seconds_count", { subject: identityResolve.subject, outcome: "ok" })[0]?.value).toBeGreaterThanOrEqual(2);
     expect(samples(await scrape(stack.metering!.runtime.health.port), "bus_handled_seconds_count", { subject: meteringConsume.subject, outcome: "ok" })[0]?.value).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe("a published snapshot's trace", () => {
+  it("runs on into the board: its CONSUMER span is the child of the publish span, the snapshot's INSERT its child", async () => {
+    // The publisher's span context (as the scanner's tick would have it); the test's own
+    // connection records nothing itself but carries the active context into the headers.
+    const traceId = randomBytes(16).toString("hex");
+    const publisher = otel.trace.wrapSpanContext({ traceId, spanId: randomBytes(8).toString("hex"), traceFlags: otel.TraceFlags.SAMPLED });
+    const snapshot = fixtureSnapshot({ asofDaily: "2026-11-20", computedAt: "2026-11-20T10:00:00-08:00", seed: 3, intraday: true });
+    await otel.context.with(otel.trace.setSpan(otel.context.active(), publisher), () => publishSnapshot(stack.nc, snapshot));
+    let spans: ReadableSpan[] = [];
+    await until(() => {
+      spans = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
+      return spans.some((s) => s.kind === otel.SpanKind.CONSUMER);
+    });
+    const consumer = spans.find((s) => s.kind === otel.SpanKind.CONSUMER)!;
+    expect(serviceOf(consumer)).toBe("board");
+    expect(consumer.name).toBe(`process ${SNAPSHOT_SUBJECT}`);
+    expect(parentOf(consumer)).toBe(publisher.spanContext().spanId);
+    const inserts = spans.filter((s) => parentOf(s) === idOf(consumer) && s.attributes["db.operation.name"] === "INSERT");
+    expect(inserts.length, show(spans)).toBeGreaterThan(0);
   });
 });

@@ -2,16 +2,7 @@ import { context, ProxyTracerProvider, type Tracer } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { setGlobalErrorHandler } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { resourceFromAttributes } from "@opentelemetry/resources";
-import {
-  BasicTracerProvider,
-  BatchSpanProcessor,
-  ParentBasedSampler,
-  SimpleSpanProcessor,
-  TraceIdRatioBasedSampler,
-  type SpanExporter,
-  type SpanProcessor,
-} from "@opentelemetry/sdk-trace-base";
+import { node, resources, tracing } from "@opentelemetry/sdk-node";
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
 import type { BaseEnv } from "./env.js";
 import type { Logger } from "./log.js";
@@ -56,22 +47,23 @@ export function startTelemetry(opts: TelemetryOptions): Telemetry {
   // a sixth to a quarter more CPU on a cheap read: tracing is off instead.
   if (!exporter) return { tracer: NO_TRACER, mode: "off", shutdown: async () => undefined };
   useAsyncContext();
-  const processor: SpanProcessor = testExporter ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(exporter);
-  const provider = new BasicTracerProvider({
-    resource: resourceFromAttributes({
+  const processor: tracing.SpanProcessor = testExporter ? new tracing.SimpleSpanProcessor(exporter) : new tracing.BatchSpanProcessor(exporter);
+  // sdk-node's tracer provider, never registered as the global one (see above).
+  const provider = new node.NodeTracerProvider({
+    resource: resources.resourceFromAttributes({
       [ATTR_SERVICE_NAME]: opts.env.OTEL_SERVICE_NAME ?? opts.service,
       [ATTR_SERVICE_VERSION]: opts.version,
       // service.instance.id (incubating in semantic-conventions, so spelled out here).
       "service.instance.id": opts.instance,
     }),
     // A caller's decision is kept (its trace stays whole); new traces are sampled by the ratio.
-    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(opts.env.OTEL_TRACES_SAMPLER_ARG) }),
+    sampler: new tracing.ParentBasedSampler({ root: new tracing.TraceIdRatioBasedSampler(opts.env.OTEL_TRACES_SAMPLER_ARG) }),
     spanProcessors: [processor],
   });
   return { tracer: provider.getTracer(SCOPE), mode: "export", shutdown: () => provider.shutdown() };
 }
 
-function otlpExporter(endpoint: string | undefined, log: Logger): SpanExporter | null {
+function otlpExporter(endpoint: string | undefined, log: Logger): tracing.SpanExporter | null {
   if (!endpoint) return null;
   reportExportFailuresTo(log);
   return new OTLPTraceExporter({ url: `${endpoint.replace(/\/+$/, "")}/v1/traces` });
@@ -99,19 +91,19 @@ function useAsyncContext(): void {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 }
 
-let testExporter: SpanExporter | null = null;
+let testExporter: tracing.SpanExporter | null = null;
 
 /**
  * Every runtime started after this call sends its spans to `exporter` (synchronously, one
  * span at a time), whatever its environment says; null gives the environment back. For
  * tests, which start several services in one process and read their spans from one place.
  */
-export function exportSpansTo(exporter: SpanExporter | null): void {
+export function exportSpansTo(exporter: tracing.SpanExporter | null): void {
   testExporter = exporter;
 }
 
 /** A runtime stopping must not shut down an exporter other runtimes still use. */
-function sharedExporter(exporter: SpanExporter): SpanExporter {
+function sharedExporter(exporter: tracing.SpanExporter): tracing.SpanExporter {
   return {
     export: (spans, done) => exporter.export(spans, done),
     shutdown: async () => undefined,

@@ -1,6 +1,6 @@
 import { Snapshot, SNAPSHOT_STREAM } from "@board/proto";
-import type { Logger } from "@board/service-kit";
-import { DeliverPolicy, type ConsumerMessages, type NatsConnection } from "nats";
+import { consumeTraced, type Logger } from "@board/service-kit";
+import { DeliverPolicy, type ConsumerMessages, type JsMsg, type NatsConnection } from "nats";
 import { snapshotHash, type SnapshotStore } from "./store.js";
 
 const decoder = new TextDecoder();
@@ -28,23 +28,29 @@ export async function consumeSnapshots(opts: {
   });
   const messages: ConsumerMessages = await consumer.consume({ max_messages: 8 });
   let stopped = false;
+  const storeOne = async (m: JsMsg): Promise<"stored" | "skipped" | "stopped"> => {
+    const body = decoder.decode(m.data);
+    let snapshot: Snapshot;
+    try {
+      snapshot = Snapshot.parse(JSON.parse(body));
+    } catch {
+      // A snapshot that fails its contract is never served; it stays in the stream for inspection.
+      opts.log.error({ seq: m.seq }, "snapshot fails its schema; skipped");
+      return "skipped";
+    }
+    const hash = snapshotHash(m.data);
+    // The database may be away: retry this snapshot until it is stored, so none is skipped.
+    const isNew = await untilStored(() => opts.store.save(snapshot, body, hash, m.seq), opts.log, m.seq, () => stopped);
+    if (isNew === undefined) return "stopped";
+    opts.log.info({ seq: m.seq, asof: snapshot.board.asof_daily, computed_at: snapshot.board.computed_at, isNew }, "snapshot stored");
+    return "stored";
+  };
   const done = (async () => {
     for await (const m of messages) {
-      const body = decoder.decode(m.data);
-      let snapshot: Snapshot;
-      try {
-        snapshot = Snapshot.parse(JSON.parse(body));
-      } catch {
-        // A snapshot that fails its contract is never served; it stays in the stream for inspection.
-        opts.log.error({ seq: m.seq }, "snapshot fails its schema; skipped");
-        continue;
-      }
-      const hash = snapshotHash(m.data);
-      // The database may be away: retry this snapshot until it is stored, so none is skipped.
-      const isNew = await untilStored(() => opts.store.save(snapshot, body, hash, m.seq), opts.log, m.seq, () => stopped);
-      if (isNew === undefined) break;
-      opts.log.info({ seq: m.seq, asof: snapshot.board.asof_daily, computed_at: snapshot.board.computed_at, isNew }, "snapshot stored");
-      if (m.info.pending === 0) await opts.onCaughtUp().catch((err: unknown) => opts.log.error({ err }, "publication failed"));
+      // Stored in a CONSUMER span under the scanner's publish span: the snapshot's trace runs on into the board.
+      const outcome = await consumeTraced(opts.nc, m, () => storeOne(m));
+      if (outcome === "stopped") break;
+      if (outcome === "stored" && m.info.pending === 0) await opts.onCaughtUp().catch((err: unknown) => opts.log.error({ err }, "publication failed"));
     }
   })();
   return {
