@@ -5,8 +5,9 @@
 # The image runs `node` on an esbuild bundle of the service (deploy/docker/bundle.ts) with the
 # service's production dependencies only: no tsx, no TypeScript, no dev dependencies, no secrets.
 
-# Node 24 LTS on Debian 13 slim, pinned by digest (multi-arch index). Update tag and digest together.
-ARG NODE_IMAGE=node:24.21.0-trixie-slim@sha256:173f125896c3b47ddf056734c7ea789d04595a6a08769a8f78e0df642781fb66
+# Node 26, the active LTS line (since 2026-10-28), on Debian 13 slim, pinned by digest (multi-arch
+# index). Update tag and digest together. The bundle targets node20 syntax (the tests run on 20).
+ARG NODE_IMAGE=node:26.10.0-trixie-slim@sha256:ec7758ee051e457b468b32bde57b0879010b325bb9862718e9615225ce4aaae1
 
 # npm needs only the lockfile and every workspace's package.json: later stages install from
 # these, so a source change does not invalidate the dependency layers.
