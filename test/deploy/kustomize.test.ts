@@ -359,19 +359,11 @@ describe.each(OVERLAYS)("kustomize overlay %s", (overlay) => {
       expect(spec.instances).toBe(3);
       expect(obj(obj(spec.bootstrap, "bootstrap").initdb, "initdb")).toMatchObject({ database: "board", owner: "board" });
       secret = `${nameOf(clusters[0] ?? {})}-app`; // written by the operator
-      // The migration journals' shared schema exists before any service migrates (README "Migrations").
-      expect(arr(obj(obj(spec.bootstrap, "bootstrap").initdb, "initdb").postInitApplicationSQL, "postInitApplicationSQL")).toContain(
-        "CREATE SCHEMA IF NOT EXISTS drizzle AUTHORIZATION board",
-      );
     } else {
       expect(clusters).toEqual([]);
       expect(postgresSets.map((s) => obj(s.spec, "spec").replicas)).toEqual([1]);
       expect(named(objects(), "Service", "board-db-rw")).toBeDefined();
       secret = "board-db-app";
-      const initdb = ofKind(objects(), "ConfigMap").find((m) => nameOf(m).startsWith("board-db-initdb-"));
-      const compose = readFileSync(path.join(root, "deploy/compose/initdb/01-drizzle-schema.sql"), "utf8");
-      expect(obj(initdb?.data, "board-db-initdb")["01-drizzle-schema.sql"]).toBe(compose);
-      expect(compose).toMatch(/^CREATE SCHEMA IF NOT EXISTS drizzle;$/m);
     }
     for (const service of DATABASE_SERVICES) {
       const c = obj(arr(podTemplate(deploymentOf(objects(), service)).spec.containers, "containers")[0], "container");

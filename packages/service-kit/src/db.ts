@@ -35,6 +35,8 @@ export interface DatabaseOptions<S extends Record<string, unknown>> {
   tracer?: Tracer;
 }
 
+const JOURNAL_SCHEMA_LOCK = "migrate:journal-schema";
+
 /**
  * Opens the service's database and applies its migrations before anything else runs.
  * On Postgres the migrations run under an advisory lock keyed by the service, so several
@@ -76,6 +78,15 @@ export async function openDatabase<S extends Record<string, unknown> = Record<st
   if (migration) {
     const client = await pool.connect();
     try {
+      // Every service's journal shares the "drizzle" schema: two services migrating at once, each
+      // under its own lock, would race on CREATE SCHEMA IF NOT EXISTS (not atomic in Postgres).
+      // It is created under one lock that every service takes for that statement only.
+      await client.query("select pg_advisory_lock(hashtext($1))", [JOURNAL_SCHEMA_LOCK]);
+      try {
+        await client.query(`create schema if not exists "${migration.migrationsSchema}"`);
+      } finally {
+        await client.query("select pg_advisory_unlock(hashtext($1))", [JOURNAL_SCHEMA_LOCK]);
+      }
       await client.query("select pg_advisory_lock(hashtext($1))", [`migrate:${opts.service}`]);
       try {
         await migratePg(drizzlePg(client), migration);
