@@ -21,6 +21,10 @@ export interface StackOptions {
   /** Metering settings; by default the anonymous burst is lifted so tests that poll are not limited. */
   metering?: Record<string, string>;
   identity?: Record<string, string>;
+  /** The bus this stack runs on, instead of the shared test NATS (a fault test's own nats-server). */
+  natsUrl?: string;
+  /** The address the services reach Postgres at, from the fresh database's URL (a fault test's proxy in front of it). */
+  databaseUrlFor?: (url: string) => string;
 }
 
 /**
@@ -41,17 +45,24 @@ export class Stack {
   /** The gateway's address, known before it starts, so every service agrees on PUBLIC_BASE_URL (sign-in and token binding). */
   base = "";
 
+  /** The bus the stack's services use (StackOptions.natsUrl, else the shared test NATS). */
+  natsUrl = this.infra.natsUrl;
+  /** The Postgres URL the services use (StackOptions.databaseUrlFor applied to the fresh database's). */
+  databaseUrl = "";
+
   private common() {
-    return { NATS_URL: this.infra.natsUrl, DATABASE_URL: this.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" };
+    return { NATS_URL: this.natsUrl, DATABASE_URL: this.databaseUrl, HEALTH_PORT: 0, LOG_LEVEL: "warn" };
   }
 
   async start(opts: StackOptions = {}) {
-    this.nc = await connect({ servers: this.infra.natsUrl });
+    if (opts.natsUrl) this.natsUrl = opts.natsUrl;
+    this.nc = await connect({ servers: this.natsUrl });
     await deleteSnapshotStream(this.nc);
     await ensureSnapshotStream(this.nc);
     // Each file counts its own served reads: metering makes the stream again at start.
     await (await this.nc.jetstreamManager()).streams.delete(SERVED_READS_STREAM).catch(() => false);
     this.db = await freshDatabase(this.infra.databaseUrl);
+    this.databaseUrl = opts.databaseUrlFor ? opts.databaseUrlFor(this.db.url) : this.db.url;
     const port = await freePort();
     this.base = `http://127.0.0.1:${port}`;
     const clock = opts.now ? { now: opts.now } : {};
@@ -64,7 +75,7 @@ export class Stack {
       clock,
     );
     this.gateway = await startGateway(
-      GatewayEnv.parse({ NATS_URL: this.infra.natsUrl, PORT: port, HOST: "127.0.0.1", HEALTH_PORT: 0, LOG_LEVEL: "warn", BUS_TIMEOUT_MS: 2000, PUBLIC_BASE_URL: this.base }),
+      GatewayEnv.parse({ NATS_URL: this.natsUrl, PORT: port, HOST: "127.0.0.1", HEALTH_PORT: 0, LOG_LEVEL: "warn", BUS_TIMEOUT_MS: 2000, PUBLIC_BASE_URL: this.base }),
     );
   }
 
