@@ -10,8 +10,10 @@ export interface Bus {
 }
 
 /** Connects to NATS and keeps reconnecting for as long as the process lives. */
-export async function connectBus(url: string, name: string, log: Logger): Promise<Bus> {
+export async function connectBus(url: string, name: string, log: Logger, opts: { asyncTraces?: boolean } = {}): Promise<Bus> {
   const nc = await connect({
+    // Each request would otherwise build two Errors (stack captures) it throws away on success.
+    noAsyncTraces: !opts.asyncTraces,
     servers: url.split(",").map((s) => s.trim()),
     name,
     maxReconnectAttempts: -1,

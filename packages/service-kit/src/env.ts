@@ -31,6 +31,12 @@ export const BaseEnv = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** A name for this replica in logs and $SRV discovery; defaults to host and pid. */
   INSTANCE_ID: z.string().min(1).optional(),
+  /**
+   * "true": nats.js captures the caller's stack on every request (two Error objects per round
+   * trip), so a timeout shows where it was asked. Off by default: measured at about a sixth of
+   * the main thread's CPU on a licensed read; bus errors already name their subject.
+   */
+  NATS_ASYNC_TRACES: z.stringbool().default(false),
   /** An OTLP/HTTP collector's base URL (spans go to <url>/v1/traces). Unset or empty: no tracing (no spans, no trace ids in logs). */
   OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess(
     (v) => (v === "" ? undefined : v),

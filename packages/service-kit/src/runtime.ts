@@ -52,7 +52,7 @@ export async function startRuntime<S extends Record<string, unknown> = Record<st
   // Query spans only when spans are exported: otherwise the pool is left as it is.
   const queryTracing = telemetry.mode === "export" ? { tracer: telemetry.tracer } : {};
   try {
-    const bus = await connectBus(opts.env.NATS_URL, `${opts.service}:${instance}`, log);
+    const bus = await connectBus(opts.env.NATS_URL, `${opts.service}:${instance}`, log, { asyncTraces: opts.env.NATS_ASYNC_TRACES });
     instrumentBus(bus.nc, { tracer: telemetry.tracer, metrics });
     lifecycle.onStop("bus", async () => {
       if (!bus.nc.isClosed()) await bus.nc.drain();
