@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 
-export const ROW_IDS = ["ceiling", "free", "status", "free-key", "wallet", "license", "bearer", "mcp", "checks", "paid-native", "paid-viem", "reference", "recovery"] as const;
+export const ROW_IDS = ["ceiling", "ceiling-board", "ceiling-board-gzip", "free", "preview", "status", "license-board", "license-board-gzip", "free-key", "wallet", "license", "bearer", "mcp", "checks", "paid-native", "paid-viem", "reference", "license-before", "recovery"] as const;
 export type RowId = (typeof ROW_IDS)[number];
 
 const positive = z.coerce.number().positive();
@@ -37,6 +37,10 @@ export const BenchArgs = z.object({
   out: z.string().default("bench/results/latest.json"),
   /** A directory: each measured run's main-thread CPU profile is written there (<row>.cpuprofile). */
   cpuProfile: z.string().optional(),
+  /** Profile each measured run and split the main thread's CPU by service (the profiler costs a few percent). */
+  cpuByService: z.enum(["on", "off"]).default("on"),
+  /** Also keep this run's JSON as bench/results/history/<startedAt>.json. */
+  history: z.enum(["on", "off"]).default("on"),
 });
 export type BenchArgs = z.infer<typeof BenchArgs>;
 
@@ -54,7 +58,9 @@ const HELP = `npm run bench -- [options]
   --recovery-seconds <s>   seconds per signature-recovery micro-benchmark (2)
   --rows <list>            comma list of ${ROW_IDS.join(",")} (all)
   --out <file>             JSON results (bench/results/latest.json)
-  --cpu-profile <dir>      write each measured run's main-thread CPU profile to <dir>/<row>.cpuprofile`;
+  --cpu-profile <dir>      write each measured run's main-thread CPU profile to <dir>/<row>.cpuprofile
+  --cpu-by-service on|off  split each row's main-thread CPU by service from a CPU profile (on)
+  --history on|off         also write bench/results/history/<start time>.json (on)`;
 
 export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
   const { values } = parseArgs({
@@ -74,6 +80,8 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
       rows: { type: "string" },
       out: { type: "string" },
       "cpu-profile": { type: "string" },
+      "cpu-by-service": { type: "string" },
+      history: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -94,6 +102,8 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
     rows: values.rows,
     out: values.out,
     cpuProfile: values["cpu-profile"],
+    cpuByService: values["cpu-by-service"],
+    history: values.history,
   });
 }
 

@@ -6,16 +6,24 @@ export interface BareServer {
   stop(): Promise<void>;
 }
 
+/** Fixed bytes to answer with, and their Content-Encoding when they are compressed. */
+export interface BareBody {
+  body: Buffer;
+  encoding?: "gzip";
+}
+
 /** node:http alone, answering each path with fixed bytes: the most this machine serves those bytes at. */
-export async function startBareServer(bodies: ReadonlyMap<string, Buffer>): Promise<BareServer> {
+export async function startBareServer(bodies: ReadonlyMap<string, BareBody>): Promise<BareServer> {
   const server: Server = createServer((req, res) => {
-    const body = bodies.get(req.url ?? "");
-    if (!body) {
+    const found = bodies.get(req.url ?? "");
+    if (!found) {
       res.writeHead(404).end();
       return;
     }
-    res.writeHead(200, { "Content-Type": "application/json; charset=utf-8", "Content-Length": body.length });
-    res.end(body);
+    const headers: Record<string, string | number> = { "Content-Type": "application/json; charset=utf-8", "Content-Length": found.body.length };
+    if (found.encoding) headers["Content-Encoding"] = found.encoding;
+    res.writeHead(200, headers);
+    res.end(found.body);
   });
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -35,6 +35,8 @@ export interface ServerLoad {
   processCpuCores: number;
   /** JSON-RPC calls the servers made to the chain, per answered request. */
   chainCallsPerRequest: number;
+  /** Main-thread CPU per answered request, by the service whose code ran (from a CPU profile; --cpu-by-service). */
+  mainThreadCpuMsPerRequestByService?: Record<string, number>;
 }
 
 export interface RowResult {
@@ -53,6 +55,8 @@ export interface RowResult {
   latency: LatencySummary;
   bytesPerResponse: number;
   ratioToCeiling: number | null;
+  /** The ceiling row this row's ratio is taken against: the one serving the same kind of bytes. */
+  ceilingRow?: string;
   server?: ServerLoad;
   warmup: { sent: number; ok: number; failures: number };
   /** Paid rows: the payTo's USDC growth against price × 200s (warm-up included). */
@@ -113,6 +117,18 @@ export function render(report: BenchReport): string {
     if (r.balance) out.push(`  ${r.label}: payTo +${r.balance.actual} (expected ${r.balance.expected} = ${r.balance.price} x 200s) ${r.balance.ok ? "ok" : "MISMATCH"}`);
     if (r.signing) out.push(`  ${r.label}: ${r.signing.payments} payments pre-signed in ${fmt(r.signing.seconds, 1)} s`);
   }
+  const split = report.rows.filter((r) => r.server?.mainThreadCpuMsPerRequestByService);
+  if (split.length) {
+    const owners = [...new Set(split.flatMap((r) => Object.keys(r.server!.mainThreadCpuMsPerRequestByService!)))].sort((a, b) => ownerRank(a) - ownerRank(b) || a.localeCompare(b));
+    out.push(
+      "",
+      "main-thread CPU ms per request by service (V8 profile; each sample charged to the service whose code is nearest the top of its stack)",
+      table(
+        ["row", ...owners],
+        split.map((r) => [`${r.label} ${r.path}`, ...owners.map((o) => { const v = r.server!.mainThreadCpuMsPerRequestByService![o]; return v === undefined ? "-" : fmt(v, v < 1 ? 3 : 2); })]),
+      ),
+    );
+  }
   if (report.checks.length) {
     out.push("", table(["tier check, alone (sequential over the bus)", "calls", "p50 ms", "p99 ms", "mean ms"], report.checks.map((c) => [c.check, String(c.calls), fmt(c.latency.p50Ms, 3), fmt(c.latency.p99Ms, 3), fmt(c.latency.meanMs, 3)])));
   }
@@ -124,6 +140,10 @@ export function render(report: BenchReport): string {
   else out.push("every row ran with 0 failures");
   return out.join("\n");
 }
+
+/** Services first in the order a read crosses them, then the shared kit, then node itself. */
+const OWNER_ORDER = ["gateway", "identity", "metering", "payments", "board", "scanner-ingest", "service-kit", "node"];
+const ownerRank = (o: string) => (OWNER_ORDER.includes(o) ? OWNER_ORDER.indexOf(o) : OWNER_ORDER.length);
 
 export async function writeReport(path: string, report: BenchReport): Promise<void> {
   await mkdir(dirname(path), { recursive: true });

@@ -8,6 +8,7 @@ import { createPublicClient, http } from "viem";
 import type { BenchArgs, RowId } from "./args.js";
 import type { ChainThread } from "./chain.js";
 import { failureCount, LoadWorker, okCount, type LoadResult } from "./loadgen.js";
+import { cpuByService, type CpuProfile } from "./cpu-by-service.js";
 import { Payers } from "./payments.js";
 import type { RowResult, ServerLoad } from "./report.js";
 import { summarize } from "./stats.js";
@@ -82,11 +83,15 @@ export class Bench {
     }
   }
 
-  /** Warm-up for `warmup` seconds, then `duration` seconds measured, on the same connections. */
-  async timed(id: string, label: string, origin: string, path: string): Promise<RowResult> {
+  /**
+   * Warm-up for `warmup` seconds, then `duration` seconds measured, on the same connections;
+   * every request with `headers`, and a 200 without `requireHeader` counts as a failure.
+   */
+  async timed(id: string, label: string, origin: string, path: string, opts: { headers?: Record<string, string>; requireHeader?: string } = {}): Promise<RowResult> {
     const c = this.args.freeConcurrency;
-    const warm = await this.loader.run({ origin, path, concurrency: c, durationMs: this.args.warmup * 1000 });
-    const { result: r, server } = await this.observed(id, () => this.loader.run({ origin, path, concurrency: c, durationMs: this.args.duration * 1000 }));
+    const spec = { origin, path, concurrency: c, ...opts };
+    const warm = await this.loader.run({ ...spec, durationMs: this.args.warmup * 1000 });
+    const { result: r, server } = await this.observed(id, () => this.loader.run({ ...spec, durationMs: this.args.duration * 1000 }));
     return { ...rowOf(id, label, path, c, warm, r), server };
   }
 
@@ -152,7 +157,7 @@ export class Bench {
    * the JSON-RPC calls the servers made to the chain per answered request.
    */
   private async observed(id: string, run: () => Promise<LoadResult>): Promise<{ result: LoadResult; server: ServerLoad }> {
-    const profiler = this.args.cpuProfile ? await startProfile() : null;
+    const profiler = this.args.cpuProfile || this.args.cpuByService === "on" ? await startProfile() : null;
     // Every undici/fetch request of this thread is a JSON-RPC call to the chain (the load
     // generator's requests are made in its own thread, which has its own channels).
     let rpcCalls = 0;
@@ -163,8 +168,9 @@ export class Bench {
     const result = await run().finally(() => diagnostics.unsubscribe("undici:request:create", countCall));
     const used = process.cpuUsage(cpu);
     const utilization = performance.eventLoopUtilization(elu).utilization;
-    if (profiler && this.args.cpuProfile) await profiler.stop(path.join(this.args.cpuProfile, `${id}.cpuprofile`));
+    const profile = profiler ? await profiler.stop(this.args.cpuProfile ? path.join(this.args.cpuProfile, `${id}.cpuprofile`) : null) : null;
     const answered = Math.max(1, result.samplesMs.length);
+    const byService = profile && this.args.cpuByService === "on" ? cpuByService(profile) : null;
     return {
       result,
       server: {
@@ -172,6 +178,7 @@ export class Bench {
         chainCallsPerRequest: rpcCalls / answered,
         processCpuMsPerRequest: (used.user + used.system) / 1000 / answered,
         processCpuCores: (used.user + used.system) / 1000 / result.elapsedMs,
+        ...(byService ? { mainThreadCpuMsPerRequestByService: Object.fromEntries(Object.entries(byService).map(([k, ms]) => [k, ms / answered])) } : {}),
       },
     };
   }
@@ -181,8 +188,8 @@ export class Bench {
   }
 }
 
-/** The main thread's CPU profiler (where the servers run), for --cpu-profile. */
-async function startProfile(): Promise<{ stop(file: string): Promise<void> }> {
+/** The main thread's CPU profiler (where the servers run): --cpu-profile writes it, --cpu-by-service reads it. */
+async function startProfile(): Promise<{ stop(file: string | null): Promise<CpuProfile> }> {
   const session = new Session();
   session.connect();
   await session.post("Profiler.enable");
@@ -191,9 +198,12 @@ async function startProfile(): Promise<{ stop(file: string): Promise<void> }> {
     async stop(file) {
       const { profile } = await session.post("Profiler.stop");
       session.disconnect();
-      await mkdir(path.dirname(file), { recursive: true });
-      await writeFile(file, JSON.stringify(profile));
-      log(`  CPU profile: ${file}`);
+      if (file) {
+        await mkdir(path.dirname(file), { recursive: true });
+        await writeFile(file, JSON.stringify(profile));
+        log(`  CPU profile: ${file}`);
+      }
+      return profile as CpuProfile;
     },
   };
 }

@@ -1,10 +1,11 @@
 import os from "node:os";
+import path from "node:path";
 import type { EvmChain } from "@board/test-chains/evm";
 import { request } from "undici";
 import type { Address, Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { helpText, parseBenchArgs, type RowId } from "./args.js";
-import { startBareServer, type BareServer } from "./ceiling.js";
+import { startBareServer, type BareBody, type BareServer } from "./ceiling.js";
 import { benchRecovery } from "./ecdsa.js";
 import { loadBenchEnv } from "./env.js";
 import { ChainThread } from "./chain.js";
@@ -17,6 +18,12 @@ import { BenchStack } from "./stack.js";
 import { FREE_READS_PER_PRINCIPAL, freeKeys, licenseAndBearer, roundRobin, timeChecks, walletHeaders } from "./tiers.js";
 
 const FREE_PATH = "/api/board/free";
+/** The full board: the largest view (licensed), and its free preview (previous day, top 3 per book). */
+const BOARD_PATH = "/api/board/agent";
+const PREVIEW_PATH = "/api/board/agent?preview=1";
+/** The bare server's paths for the full board's bytes, plain and gzipped. */
+const BARE_BOARD = "/board";
+const BARE_BOARD_GZIP = "/board.gz";
 const MCP_CALL = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_status", arguments: {} } });
 const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 const STATUS_PATH = "/api/board/status";
@@ -28,6 +35,7 @@ async function bytesOf(url: string, headers: Record<string, string> = {}): Promi
   const res = await request(url, { headers });
   const body = Buffer.from(await res.body.arrayBuffer());
   if (res.statusCode !== 200) throw new Error(`GET ${url}: ${res.statusCode} ${body.toString("utf8", 0, 300)}`);
+  if (headers["accept-encoding"] === "gzip" && res.headers["content-encoding"] !== "gzip") throw new Error(`GET ${url}: asked for gzip, got ${String(res.headers["content-encoding"])}`);
   return body;
 }
 
@@ -52,7 +60,7 @@ async function main(): Promise<number> {
     for (const b of report.recovery) if (b.wrong > 0) bench.problems.push(`${b.name}: ${b.wrong} recoveries gave a wrong address`);
   }
 
-  const loadRows: RowId[] = ["ceiling", "free", "status", "free-key", "wallet", "license", "bearer", "mcp", "checks", "paid-native", "paid-viem", "reference"];
+  const loadRows: RowId[] = ["ceiling", "ceiling-board", "ceiling-board-gzip", "free", "preview", "status", "license-board", "license-board-gzip", "free-key", "wallet", "license", "bearer", "mcp", "checks", "paid-native", "paid-viem", "reference", "license-before"];
   let infra: BenchInfra | null = null;
   let stack: BenchStack | null = null;
   let bare: BareServer | null = null;
@@ -91,16 +99,43 @@ async function main(): Promise<number> {
       if (!offer) throw new Error("the stack's 402 offers nothing");
       const [onePayment] = await chain.payers.sign(stackRequired, 1);
       const regimeBody = await bytesOf(`${s.base}${PAID_PATH}`, { "payment-signature": onePayment as string });
-      log(`bodies: ${FREE_PATH} ${freeBody.length} B, ${PAID_PATH} ${regimeBody.length} B`);
+      // A scanner license reads every paid route live and uncapped: the licensed rows' credential.
+      const wantsLicense = (["license", "bearer", "checks", "license-board", "license-board-gzip", "ceiling-board", "ceiling-board-gzip"] as const).some((r) => bench.want(r));
+      const licensed = wantsLicense ? await licenseAndBearer(s.nc, s.base) : null;
+      const licenseHeader = licensed ? { "x-license-key": licensed.license } : null;
+      const boardBody = licenseHeader ? await bytesOf(`${s.base}${BOARD_PATH}`, licenseHeader) : null;
+      const boardGzip = licenseHeader ? await bytesOf(`${s.base}${BOARD_PATH}`, { ...licenseHeader, "accept-encoding": "gzip" }) : null;
+      log(`bodies: ${FREE_PATH} ${freeBody.length} B, ${PAID_PATH} ${regimeBody.length} B${boardBody && boardGzip ? `, ${BOARD_PATH} ${boardBody.length} B (gzip ${boardGzip.length} B)` : ""}`);
 
-      bare = await startBareServer(new Map([[FREE_PATH, freeBody]]));
+      // The ceilings: node:http alone serving the same bytes as the rows compared with them.
+      const bareBodies = new Map<string, BareBody>([[FREE_PATH, { body: freeBody }]]);
+      if (boardBody && boardGzip) {
+        bareBodies.set(BARE_BOARD, { body: boardBody });
+        bareBodies.set(BARE_BOARD_GZIP, { body: boardGzip, encoding: "gzip" });
+      }
+      bare = await startBareServer(bareBodies);
       const b = bare;
-      const ceiling = await bench.row("ceiling", "ceiling (bare node:http)", FREE_PATH, args.freeConcurrency, () => bench.timed("ceiling", "ceiling (bare node:http)", b.base, FREE_PATH));
+      const ceilings = {
+        ceiling: await bench.row("ceiling", "ceiling (bare node:http)", FREE_PATH, args.freeConcurrency, () => bench.timed("ceiling", "ceiling (bare node:http)", b.base, FREE_PATH)),
+        "ceiling-board": await bench.row("ceiling-board", "ceiling (bare node:http), full board bytes", BARE_BOARD, args.freeConcurrency, () =>
+          bench.timed("ceiling-board", "ceiling (bare node:http), full board bytes", b.base, BARE_BOARD),
+        ),
+        "ceiling-board-gzip": await bench.row("ceiling-board-gzip", "ceiling (bare node:http), full board gzip bytes", BARE_BOARD_GZIP, args.freeConcurrency, () =>
+          bench.timed("ceiling-board-gzip", "ceiling (bare node:http), full board gzip bytes", b.base, BARE_BOARD_GZIP, { requireHeader: "content-encoding" }),
+        ),
+      };
       await bare.stop();
       bare = null;
 
       await bench.row("free", "free read, stack", FREE_PATH, args.freeConcurrency, () => bench.timed("free", "free read, stack", s.base, FREE_PATH));
+      await bench.row("preview", "free preview, stack", PREVIEW_PATH, args.freeConcurrency, () => bench.timed("preview", "free preview, stack", s.base, PREVIEW_PATH));
       await bench.row("status", "free read, stack", STATUS_PATH, args.freeConcurrency, () => bench.timed("status", "free read, stack", s.base, STATUS_PATH));
+      await bench.row("license-board", "licensed full board (X-License-Key)", BOARD_PATH, args.freeConcurrency, () =>
+        bench.timed("license-board", "licensed full board (X-License-Key)", s.base, BOARD_PATH, { headers: licenseHeader! }),
+      );
+      await bench.row("license-board-gzip", "licensed full board, gzip", BOARD_PATH, args.freeConcurrency, () =>
+        bench.timed("license-board-gzip", "licensed full board, gzip", s.base, BOARD_PATH, { headers: { ...licenseHeader!, "accept-encoding": "gzip" }, requireHeader: "content-encoding" }),
+      );
 
       // The tiers on the same read (/api/board/regime): each request carries its credential.
       // Free tiers count 25 a day per key or address, so their load is spread round-robin.
@@ -117,10 +152,9 @@ async function main(): Promise<number> {
         creds.wallet = headers[0];
         return roundRobin(headers, FREE_READS_PER_PRINCIPAL);
       });
-      const licensed = bench.want("license") || bench.want("bearer") || bench.want("checks") ? await licenseAndBearer(s.nc, s.base) : null;
       if (licensed) Object.assign(creds, licensed);
       const many = (v: string) => Array<string>(args.maxLicensedRequests).fill(v);
-      await tierRow("license", "scanner license (X-License-Key)", "x-license-key", async () => many(licensed!.license));
+      await tierRow("license", "licensed small read (X-License-Key)", "x-license-key", async () => many(licensed!.license));
       await tierRow("bearer", "OAuth bearer (ES256 JWT)", "authorization", async () => many(licensed!.bearer));
       // MCP: one stateless tools/call per POST (a server and transport per request), the free
       // status read, beside the same read over plain HTTP above.
@@ -170,8 +204,23 @@ async function main(): Promise<number> {
         return bench.paid("reference", "x402 reference (@x402/express)", ref.base, required, c, () => c.chain.balanceOf(payTo));
       });
 
-      const ceilingRps = ceiling?.requestsPerSecond;
-      if (ceilingRps) for (const r of bench.rows) r.ratioToCeiling = r.requestsPerSecond / ceilingRps;
+      // Before and after, in this run: the licensed small read on a stack started again as it was
+      // before the last improvement (nats.js capturing two stack traces per bus request).
+      await bench.row("license-before", "licensed small read, before: NATS_ASYNC_TRACES=true", PAID_PATH, args.freeConcurrency, async () => {
+        await s.stop();
+        await s.start({ NATS_ASYNC_TRACES: "true" });
+        const { license } = await licenseAndBearer(s.nc, s.base);
+        return bench.timedWith("license-before", "licensed small read, before: NATS_ASYNC_TRACES=true", s.base, PAID_PATH, "x-license-key", Array<string>(args.maxLicensedRequests).fill(license));
+      });
+
+      // Each row against the ceiling that served the same kind of bytes.
+      const ceilingFor = (id: string): keyof typeof ceilings => (id === "license-board" || id === "ceiling-board" ? "ceiling-board" : id === "license-board-gzip" || id === "ceiling-board-gzip" ? "ceiling-board-gzip" : "ceiling");
+      for (const r of bench.rows) {
+        const c = ceilings[ceilingFor(r.id)];
+        if (!c?.requestsPerSecond) continue;
+        r.ratioToCeiling = r.requestsPerSecond / c.requestsPerSecond;
+        r.ceilingRow = c.id;
+      }
     }
   } catch (err) {
     bench.problems.push(`the bench stopped: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
@@ -190,6 +239,8 @@ async function main(): Promise<number> {
   report.problems = bench.problems;
   report.ok = bench.problems.length === 0;
   await writeReport(args.out, report);
+  // The history: every run stays in the repo beside latest.json, named by its start time.
+  if (args.history === "on") await writeReport(path.join(path.dirname(args.out), "history", `${report.startedAt.replace(/[:.]/g, "-")}.json`), report);
   console.log(render(report));
   console.log(`\nresults: ${args.out}`);
   return report.ok ? 0 : 1;

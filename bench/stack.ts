@@ -31,6 +31,7 @@ export class BenchStack {
   identity: Awaited<ReturnType<typeof startIdentity>> | null = null;
   metering: Awaited<ReturnType<typeof startMetering>> | null = null;
   private port = 0;
+  private extra: Record<string, string> = {};
 
   constructor(private readonly infra: BenchInfra) {}
 
@@ -39,7 +40,9 @@ export class BenchStack {
     return `http://127.0.0.1:${this.port}`;
   }
 
-  async start(): Promise<void> {
+  /** `extra` is given to every service's environment (a setting compared before and after). */
+  async start(extra: Record<string, string> = {}): Promise<void> {
+    this.extra = extra;
     this.nc = await connect({ servers: this.infra.natsUrl });
     await deleteSnapshotStream(this.nc);
     await ensureSnapshotStream(this.nc);
@@ -48,13 +51,13 @@ export class BenchStack {
     await (await this.nc.jetstreamManager()).streams.delete("READS").catch(() => false);
     this.port = await freePort();
     const base = `http://127.0.0.1:${this.port}`;
-    const common = { NATS_URL: this.infra.natsUrl, DATABASE_URL: this.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" };
+    const common = { NATS_URL: this.infra.natsUrl, DATABASE_URL: this.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn", ...extra };
     this.metering = await startMetering(MeteringEnv.parse({ ...common, ...NO_BURST }));
     this.identity = await startIdentity(IdentityEnv.parse({ ...common, IDENTITY_SECRET: randomBytes(32).toString("base64url"), PUBLIC_BASE_URL: base }));
     this.gateway = await startGateway(
-      GatewayEnv.parse({ NATS_URL: this.infra.natsUrl, PORT: this.port, HOST: "127.0.0.1", HEALTH_PORT: 0, LOG_LEVEL: "warn", BUS_TIMEOUT_MS: 2000, PUBLIC_BASE_URL: base }),
+      GatewayEnv.parse({ NATS_URL: this.infra.natsUrl, PORT: this.port, HOST: "127.0.0.1", HEALTH_PORT: 0, LOG_LEVEL: "warn", BUS_TIMEOUT_MS: 2000, PUBLIC_BASE_URL: base, ...extra }),
     );
-    this.board = await startBoard(BoardEnv.parse({ NATS_URL: this.infra.natsUrl, DATABASE_URL: this.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" }));
+    this.board = await startBoard(BoardEnv.parse(common));
     // Two days, as the integration tests publish them: the board serves the second.
     const publish = (s: unknown) => this.nc.jetstream().publish("board.snapshots.v1", new TextEncoder().encode(JSON.stringify(s)));
     await publish(fixtureSnapshot({ asofDaily: "2026-11-19", computedAt: "2026-11-19T13:00:00-08:00", seed: 1 }));
@@ -66,7 +69,7 @@ export class BenchStack {
   async startPayments(env: Record<string, string>): Promise<PaymentsService> {
     await this.stopPayments();
     this.payments = await startPayments(
-      PaymentsEnv.parse({ NATS_URL: this.infra.natsUrl, DATABASE_URL: this.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn", ...env }),
+      PaymentsEnv.parse({ NATS_URL: this.infra.natsUrl, DATABASE_URL: this.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn", ...this.extra, ...env }),
     );
     return this.payments;
   }
