@@ -13,7 +13,7 @@ export const BenchArgs = z.object({
   duration: positive.default(10),
   /** Seconds of warm-up before each free row; paid rows warm up with `paidWarmup` payments. */
   warmup: positive.default(2),
-  freeConcurrency: count.default(32),
+  freeConcurrency: count.default(50),
   paidConcurrency: count.default(16),
   /** Pre-signed payments per paid row; unset: 1.5 × (warm-up rate × duration), so the duration ends the row. */
   paidRequests: count.optional(),
@@ -47,7 +47,7 @@ export type BenchArgs = z.infer<typeof BenchArgs>;
 const HELP = `npm run bench -- [options]
   --duration <s>           seconds per measured row (10)
   --warmup <s>             warm-up seconds per free row (2)
-  --free-concurrency <n>   lanes for free rows and the ceiling (32)
+  --free-concurrency <n>   lanes for free rows and the ceiling (50)
   --paid-concurrency <n>   lanes for paid rows (16)
   --paid-requests <n>      pre-signed payments per paid row (auto: 1.5 x warm-up rate x duration)
   --paid-warmup <n>        payments spent warming up each paid row (96)
