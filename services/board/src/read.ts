@@ -1,4 +1,5 @@
 import { freshnessAt } from "@board/market-calendar";
+import { honestFreshness } from "./views/staleness.js";
 import type { BoardReadMeta, BoardReadRequest, ViewName } from "@board/proto";
 import { BusError, type BytesReply } from "@board/service-kit";
 import type { Publication, PublishedView } from "./publication.js";
@@ -30,7 +31,9 @@ export function readView(deps: ReadDeps, req: Required<Pick<BoardReadRequest, "v
     if (DELAYED_VIEWS.has(req.view)) throw new BusError("snapshot_unavailable", 503, "no board of an earlier trading day is stored yet");
     throw new BusError("not_implemented", 501, `view ${req.view} is not rendered yet`);
   }
-  const freshness = freshnessAt(deps.now(), new Date(view.computedAtMs), deps.refreshMinutes);
+  const block = freshnessAt(deps.now(), new Date(view.computedAtMs), deps.refreshMinutes);
+  // Only the current snapshot's views can be behind; a delayed view is a day old by design.
+  const freshness = view.computedAt === pub.board.computed_at ? honestFreshness(block, deps.refreshMinutes) : block;
   const encoding = req.encoding ?? "identity";
   const meta = (status: 200 | 304): BoardReadMeta => ({
     status,

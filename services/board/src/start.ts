@@ -11,6 +11,7 @@ import { readView } from "./read.js";
 import { LiveStatus } from "./views/live-status.js";
 import { gaugeSnapshotAge } from "./snapshot-age.js";
 import { SnapshotStore } from "./store.js";
+import { isStale } from "./views/staleness.js";
 
 export interface BoardService {
   readonly runtime: Runtime<typeof schema>;
@@ -56,7 +57,7 @@ export async function startBoard(env: BoardEnv, opts: { now?: () => Date } = {})
     rt.lifecycle.onStop("snapshot consumer", () => consumer.stop());
     const liveStatus = new LiveStatus(rt.bus.nc, rt.log);
     rt.lifecycle.onStop("status events", await liveStatus.start());
-    const status = (pub: Publication) => liveStatus.view(pub);
+    const status = (pub: Publication) => liveStatus.view(pub, isStale(now(), pub.board.computed_at, env.REFRESH_MINUTES));
     await rt.serve([
       bindBytes(boardRead, async (req) => readView({ publication: () => publication, now, refreshMinutes: env.REFRESH_MINUTES, status }, req)),
     ]);

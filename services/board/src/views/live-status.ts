@@ -13,7 +13,7 @@ export class LiveStatus {
   private readsServed: ReadsServedReply | null = null;
   /** Bumped on every change of a figure, so the cached view knows it is stale. */
   private version = 0;
-  private cache: { pub: Publication; version: number; view: PublishedView } | null = null;
+  private cache: { pub: Publication; version: number; stale: boolean; view: PublishedView } | null = null;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -65,11 +65,12 @@ export class LiveStatus {
     }
   }
 
-  view(pub: Publication): PublishedView | undefined {
+  /** `stale`: the scanner has not published for longer than it should have (see isStale). */
+  view(pub: Publication, stale = false): PublishedView | undefined {
     const at = this.lastSettlementAt;
     const reads = this.readsServed;
-    if (at === null && reads === null) return pub.views.get("status");
-    if (this.cache?.pub === pub && this.cache.version === this.version) return this.cache.view;
+    if (at === null && reads === null && !stale) return pub.views.get("status");
+    if (this.cache?.pub === pub && this.cache.version === this.version && this.cache.stale === stale) return this.cache.view;
     const { last_settlement_at: _settled, reads_served: _reads, ...rest } = pub.status.pending;
     const pending = {
       ...rest,
@@ -78,10 +79,10 @@ export class LiveStatus {
     };
     const view = publish(
       pub.board,
-      { ...pub.status, last_settlement_at: at, reads_served: reads?.reads_served ?? null, pending },
+      { ...pub.status, status: stale ? "stale" : "ok", last_settlement_at: at, reads_served: reads?.reads_served ?? null, pending },
       BoardStatus,
     );
-    this.cache = { pub, version: this.version, view };
+    this.cache = { pub, version: this.version, stale, view };
     return view;
   }
 }
