@@ -343,7 +343,8 @@ describe("a board replica killed under load", () => {
       // Every read that starts once the server has dropped the victim is the survivor's 200.
       expect(post.every(ok)).toBe(true);
       expect(after.get(survivor)! - before.get(survivor)!).toBeGreaterThanOrEqual(post.length);
-      expect(firstOkAfter - killedAt).toBeLessThan(500);
+      // The survivor answers within one bus timeout even when every lane was waiting on the victim.
+      expect(firstOkAfter - killedAt).toBeLessThan(BUS_TIMEOUT_MS + 1000);
       expect(lastFailureEnd - killedAt).toBeLessThan(BUS_TIMEOUT_MS + 1000);
     } finally {
       await load.stop();
@@ -399,8 +400,13 @@ describe("the nats-server killed and restarted under load", () => {
 
       // Back to 200 without a restart of any service.
       await until(() => load.samples.some((s) => s.start >= listening && ok(s)), 10_000);
-      const okBefore = load.count(ok);
-      await until(() => load.count(ok) >= okBefore + 60, 15_000);
+      // Until 60 reads in a row have been 200s since the last failure (the reconnect may still cost a few).
+      const streak = () => {
+        let n = 0;
+        for (let i = load.samples.length - 1; i >= 0 && ok(load.samples[i]!); i--) n++;
+        return n;
+      };
+      await until(() => streak() >= 60, 15_000);
       await load.stop();
 
       const pre = load.samples.filter((s) => s.end < killedAt);
@@ -437,6 +443,10 @@ describe("the nats-server killed and restarted under load", () => {
       for (const s of madeInOutage) expect(!ok(s) || s.end >= listening, `a 200 at ${ms(s.end - killedAt)} ms, server down`).toBe(true);
       expect(failures.length).toBeGreaterThanOrEqual(8);
       expect(failures.every((s) => s.status === 503 || s.status === 504)).toBe(true);
+      // Fail fast: once the services know the bus is down, a read is refused at once (503), not after the bus timeout.
+      const madeWhileKnownDown = madeInOutage.filter((s) => s.start >= killedAt + 500);
+      expect(madeWhileKnownDown.length).toBeGreaterThanOrEqual(4);
+      for (const s of madeWhileKnownDown) expect(s.end - s.start, `read at ${ms(s.start - killedAt)} ms into the outage`).toBeLessThan(1000);
       // Never a hang: everything the outage touched answered within bus timeout + burst check + margin.
       expect(Math.max(...touched.map((s) => s.end - s.start))).toBeLessThan(ANSWER_BOUND_MS);
       // Reconnected by themselves: the first 200 comes soon after the server is back, then only 200s.

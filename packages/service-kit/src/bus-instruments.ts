@@ -7,6 +7,8 @@ import { NO_TRACER } from "./telemetry.js";
 export interface BusInstruments {
   readonly tracer: Tracer;
   readonly metrics: Metrics | null;
+  /** False while the connection is down: requests then fail at once instead of waiting out their timeout. */
+  readonly connected?: () => boolean;
 }
 
 const NONE: BusInstruments = { tracer: NO_TRACER, metrics: null };

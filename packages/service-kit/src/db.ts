@@ -73,6 +73,10 @@ export async function openDatabase<S extends Record<string, unknown> = Record<st
   const pool = new pg.Pool({ connectionString: opts.url, max: opts.poolSize ?? 10, connectionTimeoutMillis: 3000 });
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on("error", (err) => opts.log.warn({ err: err.message }, "idle database client failed"));
+  // A client checked out of the pool (a transaction, the migrations) has no listener of the
+  // pool's: losing its connection would be an uncaught 'error' that stops the process. Its
+  // queries fail on their own and the pool drops it when it is released.
+  pool.on("connect", (client) => client.on("error", (err) => opts.log.warn({ err: err.message }, "database connection lost")));
   // Before the first connection: every client the pool makes is traced (migrations make no spans: no span is active).
   if (opts.tracer) tracePool(pool, opts.tracer, new URL(opts.url).pathname.slice(1) || "postgres");
   if (migration) {

@@ -71,7 +71,7 @@ async function traced<T>(nc: NatsConnection, ep: BusEndpoint, req: unknown, opts
   const checked = ep.request.safeParse(req);
   // A request that fails its own schema is our bug, not the caller's input.
   if (!checked.success) throw new BusError("internal_error", 500, `${ep.subject}: request does not match its schema`);
-  const { tracer, metrics } = busInstrumentsOf(nc);
+  const { tracer, metrics, connected } = busInstrumentsOf(nc);
   const parent = context.active();
   const span = tracer.startSpan(ep.subject, { kind: SpanKind.CLIENT, attributes: { "messaging.system": "nats", "messaging.destination.name": ep.subject } }, parent);
   let headers = opts.headers;
@@ -82,6 +82,9 @@ async function traced<T>(nc: NatsConnection, ep: BusEndpoint, req: unknown, opts
   const started = performance.now();
   let outcome = "ok";
   try {
+    // nats.js drops what was queued while disconnected (its buffer is reset on reconnect), so a
+    // request sent now could only time out: say at once that the bus is away.
+    if (connected && !connected()) throw new BusError("service_unavailable", 503, `${ep.subject}: the bus is disconnected`);
     return read(await send(nc, ep, checked.data, opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, headers));
   } catch (e) {
     const err = isBusError(e) ? e : new BusError("internal_error");

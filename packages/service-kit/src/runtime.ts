@@ -53,7 +53,7 @@ export async function startRuntime<S extends Record<string, unknown> = Record<st
   const queryTracing = telemetry.mode === "export" ? { tracer: telemetry.tracer } : {};
   try {
     const bus = await connectBus(opts.env.NATS_URL, `${opts.service}:${instance}`, log, { asyncTraces: opts.env.NATS_ASYNC_TRACES });
-    instrumentBus(bus.nc, { tracer: telemetry.tracer, metrics });
+    instrumentBus(bus.nc, { tracer: telemetry.tracer, metrics, connected: bus.connected });
     lifecycle.onStop("bus", async () => {
       if (!bus.nc.isClosed()) await bus.nc.drain();
     });
