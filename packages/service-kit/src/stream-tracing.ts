@@ -1,4 +1,4 @@
-import { context, isSpanContextValid, SpanKind, trace } from "@opentelemetry/api";
+import { context, isSpanContextValid, SpanKind, trace, type SpanContext } from "@opentelemetry/api";
 import { headers as natsHeaders, type JetStreamClient, type JetStreamPublishOptions, type MsgHdrs, type NatsConnection, type PubAck } from "nats";
 import { busInstrumentsOf } from "./bus-instruments.js";
 import { markFailure } from "./span-outcome.js";
@@ -10,10 +10,25 @@ const clients = new WeakMap<NatsConnection, JetStreamClient>();
  * A JetStream publish in a PRODUCER span (a child of the active span) whose context travels
  * in the message's headers, so whoever consumes it later continues the same trace.
  */
-export async function publishTraced(nc: NatsConnection, subject: string, data: Uint8Array, opts: Partial<JetStreamPublishOptions> = {}): Promise<PubAck> {
+export async function publishTraced(
+  nc: NatsConnection,
+  subject: string,
+  data: Uint8Array,
+  opts: Partial<JetStreamPublishOptions> = {},
+  /** The operations a batched message stands for (OpenTelemetry's links of a batch publish). */
+  links: readonly SpanContext[] = [],
+): Promise<PubAck> {
   const { tracer } = busInstrumentsOf(nc);
   const parent = context.active();
-  const span = tracer.startSpan(`publish ${subject}`, { kind: SpanKind.PRODUCER, attributes: { "messaging.system": "nats", "messaging.destination.name": subject, "messaging.operation.type": "send" } }, parent);
+  const span = tracer.startSpan(
+    `publish ${subject}`,
+    {
+      kind: SpanKind.PRODUCER,
+      attributes: { "messaging.system": "nats", "messaging.destination.name": subject, "messaging.operation.type": "send" },
+      ...(links.length ? { links: links.map((context) => ({ context })) } : {}),
+    },
+    parent,
+  );
   let headers: MsgHdrs | undefined = opts.headers;
   if (isSpanContextValid(span.spanContext())) {
     headers ??= natsHeaders();

@@ -61,7 +61,11 @@ export const meteringReadsServed = busEndpoint("metering", "reads_served", z.obj
  */
 export const SERVED_READS_STREAM = "READS";
 export const SERVED_READ_SUBJECT = "metering.events.served";
-export const ServedRead = z.object({ route: z.string().startsWith("/"), tier: Tier, at: IsoDateTime });
+/**
+ * Reads served of one route and tier, counted by a gateway over a short window (`at`: when the
+ * window closed). `count` is absent in events of one read each (the earlier form).
+ */
+export const ServedRead = z.object({ route: z.string().startsWith("/"), tier: Tier, at: IsoDateTime, count: z.number().int().min(1).max(1_000_000).default(1) });
 export type ServedRead = z.infer<typeof ServedRead>;
 
 /** Published (core NATS) after each batch is committed, so the board's status view follows without asking per read. */

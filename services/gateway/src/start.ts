@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { startRuntime, type Runtime } from "@board/service-kit";
 import pkg from "../package.json" with { type: "json" };
-import { servedReadsPublisher } from "./access/served-reads.js";
+import { servedReadsRecorder } from "./access/served-reads.js";
 import { createApp } from "./app.js";
 import type { GatewayEnv } from "./env.js";
 
@@ -15,13 +15,16 @@ export interface GatewayService {
 /** Wires the HTTP edge onto the bus. The gateway owns no data. */
 export async function startGateway(env: GatewayEnv): Promise<GatewayService> {
   const rt = await startRuntime({ service: "gateway", version: pkg.version, description: "HTTP edge of the board", env });
+  const served = servedReadsRecorder(rt.bus.nc, rt.log);
+  // Stops after the HTTP server (registered later, stopped first) and before the bus drains.
+  rt.lifecycle.onStop("served reads", () => served.flush());
   const app = createApp({
     nc: rt.bus.nc,
     timeoutMs: env.BUS_TIMEOUT_MS,
     log: rt.log,
     trustProxyHops: env.TRUST_PROXY_HOPS,
     publicBaseUrl: new URL(env.PUBLIC_BASE_URL),
-    served: servedReadsPublisher(rt.bus.nc, rt.log),
+    served: served.record,
     telemetry: { tracer: rt.telemetry.tracer, metrics: rt.metrics },
   });
   const server = http.createServer(app);

@@ -7,6 +7,8 @@ import type * as schema from "../db/schema.js";
 export interface ServedEntry {
   seq: number;
   route: string | null;
+  /** Reads the entry stands for (an event counts a window of reads). */
+  count: number;
 }
 
 export interface Committed {
@@ -72,7 +74,7 @@ export class ReadsServedLedger {
       let invalid = 0;
       for (const e of fresh) {
         if (e.route === null) invalid++;
-        else perRoute.set(e.route, (perRoute.get(e.route) ?? 0) + 1);
+        else perRoute.set(e.route, (perRoute.get(e.route) ?? 0) + e.count);
       }
       if (perRoute.size > 0) {
         await tx
@@ -90,7 +92,8 @@ export class ReadsServedLedger {
           .set({ lastSeq, updatedAt: sql`now()` })
           .where(eq(consumerPosition.consumer, this.consumer));
       }
-      return { counted: fresh.length - invalid, invalid, lastSeq, gap };
+      const counted = fresh.reduce((n, e) => n + (e.route === null ? 0 : e.count), 0);
+      return { counted, invalid, lastSeq, gap };
     });
   }
 

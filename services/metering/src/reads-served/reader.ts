@@ -137,10 +137,10 @@ function entry(m: JsMsg, log: Logger): ServedEntry {
     raw = undefined;
   }
   const parsed = ServedRead.safeParse(raw);
-  if (parsed.success) return { seq: m.seq, route: parsed.data.route };
+  if (parsed.success) return { seq: m.seq, route: parsed.data.route, count: parsed.data.count };
   // Skipped but passed over by the position: an event that fails its contract never counts.
   log.warn({ seq: m.seq }, "served read fails its contract; not counted");
-  return { seq: m.seq, route: null };
+  return { seq: m.seq, route: null, count: 0 };
 }
 
 /**

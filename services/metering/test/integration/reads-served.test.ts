@@ -29,12 +29,12 @@ const stopAll = async () => {
   for (const s of running.splice(0)) await s.stop();
 };
 
-/** Publishes `n` served reads spread over the routes, as the gateway does. */
+/** Publishes `n` served reads spread over the routes, one event each (the form without a count). */
 async function publishReads(n: number, offset = 0) {
   const acks = [];
   for (let i = 0; i < n; i++) {
     const route = ROUTES[(i + offset) % ROUTES.length]!;
-    const event: ServedRead = { route, tier: "free_key", at: new Date().toISOString() };
+    const event: Omit<ServedRead, "count"> = { route, tier: "free_key", at: new Date().toISOString() };
     expected[route] = (expected[route] ?? 0) + 1;
     acks.push(js.publish(SERVED_READ_SUBJECT, encoder.encode(JSON.stringify(event))));
   }
@@ -98,6 +98,21 @@ describe("reads served per route", () => {
     expect(events.length).toBeLessThan(100);
   });
 
+  it("an event counting a window of reads adds its count (what the gateway publishes)", async () => {
+    const s = running[0]!;
+    const counts = [1, 7, 250];
+    for (const [i, count] of counts.entries()) {
+      const route = ROUTES[i % ROUTES.length]!;
+      const event: ServedRead = { route, tier: "x402", at: new Date().toISOString(), count };
+      expected[route] = (expected[route] ?? 0) + count;
+      await js.publish(SERVED_READ_SUBJECT, encoder.encode(JSON.stringify(event)));
+    }
+    // A count out of its contract is skipped like any invalid event.
+    await js.publish(SERVED_READ_SUBJECT, encoder.encode(JSON.stringify({ route: ROUTES[0], tier: "x402", at: new Date().toISOString(), count: 0 })));
+    await countsSettle(s);
+    expect(await totals()).toEqual(expected);
+  });
+
   it("events that fail their contract are skipped, not counted, and do not stop the counting", async () => {
     const s = running[0]!;
     await js.publish(SERVED_READ_SUBJECT, encoder.encode("not json"));
@@ -113,7 +128,7 @@ describe("reads served per route", () => {
     const s = running[0]!;
     const created = (await (await nc.jetstreamManager()).streams.info(SERVED_READS_STREAM)).created;
     const last = await s.ledger.position();
-    const replay = Array.from({ length: 50 }, (_, i) => ({ seq: last - i, route: "/api/board/regime" }));
+    const replay = Array.from({ length: 50 }, (_, i) => ({ seq: last - i, route: "/api/board/regime", count: 1 }));
     expect(await s.ledger.commit(created, replay)).toMatchObject({ counted: 0, lastSeq: last });
     expect(await totals()).toEqual(expected);
     expect(await s.ledger.position()).toBe(last);
