@@ -22,8 +22,9 @@ const refuse = (code: CredentialRefusalCode, message: string): ResolveReply => (
 
 /**
  * identity.v1.resolve: exactly one credential is used, the strongest present, in the order
- * license key, bearer, sign-in, board key. Every check reads Postgres (nothing is cached
- * here), so a retired key or a lapsed license stops at once on every replica.
+ * license key, bearer, sign-in, board key. Board keys are read from Postgres on every check,
+ * so a retired key stops at once on every replica; licenses that verified are remembered
+ * until their own period_end (see VerifiedLicenses: nothing ends a license sooner).
  */
 export async function resolveCredentials(deps: ResolveDeps, req: ResolveRequest): Promise<ResolveReply> {
   const c = req.credentials;

@@ -5,6 +5,7 @@ import type { LicenseRow } from "../db/schema.js";
 import { hashSecretKey, newSecretKey, secretKindOf } from "../keys/secret-key.js";
 import { addPeriod, licenseState, licenseVerifies } from "./period.js";
 import type { LicenseStore } from "./store.js";
+import { VerifiedLicenses } from "./verified-cache.js";
 
 export type LicenseCheck =
   | { ok: true; license: LicenseRow }
@@ -31,6 +32,9 @@ export function licenseRecord(row: LicenseRow, now: Date): LicenseRecord {
 
 /** Issuing, listing, cancelling and renewing licenses (the operator's CLI), and checking a license key. */
 export class Licenses {
+  private readonly byKeyHash = new VerifiedLicenses();
+  private readonly byId = new VerifiedLicenses();
+
   constructor(
     private readonly store: LicenseStore,
     private readonly now: () => Date,
@@ -74,9 +78,15 @@ export class Licenses {
 
   /** X-License-Key: known and inside its paid period. */
   async checkKey(key: string): Promise<LicenseCheck> {
-    const row = secretKindOf(key) === "license" ? await this.store.byKeyHash(hashSecretKey(key)) : null;
+    if (secretKindOf(key) !== "license") return { ok: false, code: "license_unknown", message: UNKNOWN };
+    const hash = hashSecretKey(key);
+    const now = this.now();
+    const known = this.byKeyHash.get(hash, now);
+    if (known) return { ok: true, license: known };
+    const row = await this.store.byKeyHash(hash);
     if (!row) return { ok: false, code: "license_unknown", message: UNKNOWN };
-    if (!licenseVerifies(row.periodEnd, this.now()))
+    this.byKeyHash.remember(hash, row, now);
+    if (!licenseVerifies(row.periodEnd, now))
       return {
         ok: false,
         code: "license_lapsed",
@@ -87,8 +97,12 @@ export class Licenses {
 
   /** The license behind a bearer token, if it still verifies. */
   async verifyingById(id: string): Promise<LicenseRow | null> {
+    const now = this.now();
+    const known = this.byId.get(id, now);
+    if (known) return known;
     const row = await this.store.byId(id);
-    return row && licenseVerifies(row.periodEnd, this.now()) ? row : null;
+    if (row) this.byId.remember(id, row, now);
+    return row && licenseVerifies(row.periodEnd, now) ? row : null;
   }
 
   /**
