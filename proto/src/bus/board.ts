@@ -7,12 +7,15 @@ import { busEndpoint } from "./endpoint.js";
 export const ContentEncoding = z.enum(["identity", "gzip"]);
 export type ContentEncoding = z.infer<typeof ContentEncoding>;
 
+/** The longest If-None-Match a board read takes; the gateway reads a longer one unconditionally. */
+export const MAX_IF_NONE_MATCH_CHARS = 512;
+
 export const BoardReadRequest = z.object({
   view: ViewName,
   /** The route's query, already validated by the gateway against the catalogue. */
   params: z.record(z.string(), z.string()).default({}),
   encoding: ContentEncoding.default("identity"),
-  if_none_match: z.string().max(512).optional(),
+  if_none_match: z.string().max(MAX_IF_NONE_MATCH_CHARS).optional(),
 });
 export type BoardReadRequest = z.input<typeof BoardReadRequest>;
 

@@ -10,8 +10,11 @@ export type Rail = z.infer<typeof Rail>;
 export const PaymentCarrier = z.enum(["payment-signature", "x-payment", "authorization"]);
 export type PaymentCarrier = z.infer<typeof PaymentCarrier>;
 
+/** The longest query string a resource URL carries; the gateway leaves a longer one out of the resource URL. */
+export const MAX_RESOURCE_QUERY_CHARS = 2048;
+
 /** The paid route and the request's query string (without "?"); payments builds the resource URL from its public base URL. */
-const Resource = { path: z.string().startsWith("/"), query: z.string().max(2048).default("") };
+const Resource = { path: z.string().startsWith("/"), query: z.string().max(MAX_RESOURCE_QUERY_CHARS).default("") };
 
 /** The 402 of a paid route, ready to send: the body text and its headers (PAYMENT-REQUIRED, WWW-Authenticate). */
 export const RequirementsRequest = z.object({

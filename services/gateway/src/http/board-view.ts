@@ -1,5 +1,5 @@
 import { freshnessHeaders } from "@board/market-calendar";
-import { boardRead, type BoardReadMeta, type ContentEncoding, type ViewName } from "@board/proto";
+import { boardRead, MAX_IF_NONE_MATCH_CHARS, type BoardReadMeta, type ContentEncoding, type ViewName } from "@board/proto";
 import { requestBytes, type BytesReply, type NatsConnection } from "@board/service-kit";
 import type { Request, Response } from "express";
 import { preferredEncoding } from "./encoding.js";
@@ -20,7 +20,9 @@ export function readBoardView(
   params: Record<string, string>,
   opts: { conditional: boolean; encoding?: ContentEncoding },
 ): Promise<BoardViewReply> {
-  const ifNoneMatch = opts.conditional ? req.headers["if-none-match"] : undefined;
+  // An If-None-Match longer than any list of our ETags cannot match one: the read is served whole.
+  const header = opts.conditional ? req.headers["if-none-match"] : undefined;
+  const ifNoneMatch = header !== undefined && header.length <= MAX_IF_NONE_MATCH_CHARS ? header : undefined;
   return requestBytes(
     deps.nc,
     boardRead,

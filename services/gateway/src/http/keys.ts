@@ -1,5 +1,5 @@
-import { FreeKeyRequest, identityFreeKey, identitySignInChallenge, identitySignInVerify, SignInPayload } from "@board/proto";
-import { request } from "@board/service-kit";
+import { FreeKeyRequest, identityFreeKey, identitySignInChallenge, identitySignInVerify, SignInChallengeRequest, SignInPayload } from "@board/proto";
+import { BusError, request } from "@board/service-kit";
 import type { Request, Response } from "express";
 import { readJsonObject } from "./bodies.js";
 import { sendError, sendUpstreamError } from "./errors.js";
@@ -30,8 +30,12 @@ export async function postFreeKey(deps: ReadDeps, req: Request, res: Response): 
 export async function getSignInNonce(deps: ReadDeps, req: Request, res: Response, query: { address: string; chain: string }): Promise<void> {
   if (!(await withinAnonymousBurst(deps, req, res))) return;
   const resource = new URL("/api/auth/verify", deps.publicBaseUrl).toString();
+  const challenge = { address: query.address, chain: query.chain, resource_url: resource };
+  // A value the bus contract does not take (a chain id shorter than any CAIP-2 id) is answered as identity answers an unknown one.
+  const checked = SignInChallengeRequest.safeParse(challenge);
+  if (!checked.success) return sendUpstreamError(res, new BusError(checked.error.issues[0]?.path[0] === "address" ? "invalid_address" : "unknown_chain", 400));
   try {
-    const reply = await request(deps.nc, identitySignInChallenge, { address: query.address, chain: query.chain, resource_url: resource }, { timeoutMs: deps.timeoutMs });
+    const reply = await request(deps.nc, identitySignInChallenge, checked.data, { timeoutMs: deps.timeoutMs });
     sendJson(res, 200, reply);
   } catch (err) {
     sendUpstreamError(res, err);

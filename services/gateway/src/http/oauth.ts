@@ -1,4 +1,4 @@
-import { ACCESS_TOKEN_SCOPE, identityJwks, identityToken, type TokenRequest } from "@board/proto";
+import { ACCESS_TOKEN_SCOPE, identityJwks, identityToken, TokenRequest } from "@board/proto";
 import { request } from "@board/service-kit";
 import type { Request, Response } from "express";
 import { readForm } from "./bodies.js";
@@ -46,12 +46,12 @@ export async function postToken(deps: ReadDeps, req: Request, res: Response): Pr
       }
     : { malformed: form.message };
   if (basic) Object.assign(tokenRequest, { basic_client_id: basic.id, basic_client_secret: basic.secret });
+  // An over-long field fails the bus contract before identity sees it: that is a malformed request.
+  if (!TokenRequest.safeParse(tokenRequest).success) return oauthError(res, 400, "invalid_request", "A parameter of the token request is too long.");
   let reply;
   try {
     reply = await request(deps.nc, identityToken, tokenRequest, { timeoutMs: deps.timeoutMs });
   } catch (err) {
-    // An over-long field fails the contract before identity sees it: that is a malformed request.
-    if ((err as { code?: string }).code === "invalid_request") return oauthError(res, 400, "invalid_request", "A parameter of the token request is too long.");
     return sendUpstreamError(res, err);
   }
   if (!reply.ok) {

@@ -1,4 +1,4 @@
-import { paymentsCatalogue, paymentsRequirements, type Route } from "@board/proto";
+import { MAX_RESOURCE_QUERY_CHARS, paymentsCatalogue, paymentsRequirements, type Route } from "@board/proto";
 import { request } from "@board/service-kit";
 import type { Request, Response } from "express";
 import type { BoardViewDeps } from "./board-view.js";
@@ -52,7 +52,13 @@ export async function sendCatalogue(deps: BoardViewDeps, res: Response): Promise
   res.status(402).type("application/json").setHeader("Cache-Control", "no-store").send(reply.body);
 }
 
+/**
+ * The request's query string as the paid read's resource URL carries it. One longer than the
+ * bus contract takes (a cache-buster, or garbage) is left out of the URL rather than failing
+ * the read: the board reads the validated parameters, and payments binds a payment to the path.
+ */
 export function queryString(req: Request): string {
   const i = req.originalUrl.indexOf("?");
-  return i < 0 ? "" : req.originalUrl.slice(i + 1);
+  const query = i < 0 ? "" : req.originalUrl.slice(i + 1);
+  return query.length > MAX_RESOURCE_QUERY_CHARS ? "" : query;
 }
