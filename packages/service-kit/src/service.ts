@@ -3,6 +3,7 @@ import { BUS_META_HEADER, pingEndpoint, type BusEndpoint, type ServiceName } fro
 import { context, SpanKind, trace, type Span, type Tracer } from "@opentelemetry/api";
 import { headers as natsHeaders, type MsgHdrs, type NatsConnection, type Service, type ServiceMsg } from "nats";
 import type { z } from "zod";
+import { isDatabaseUnavailable } from "./db-errors.js";
 import { BusError, isBusError } from "./errors.js";
 import type { Logger } from "./log.js";
 import type { Metrics } from "./metrics.js";
@@ -135,6 +136,12 @@ async function handle(b: Binding, msg: ServiceMsg, opts: ServiceOptions, span: S
       outcome = e.code;
       msg.respondError(e.status, e.code);
       markFailure(span, e.code, e.status);
+    } else if (isDatabaseUnavailable(e)) {
+      // The database is away, not the request at fault: 503, so the caller retries (nothing was done).
+      outcome = "service_unavailable";
+      opts.log.warn({ err: (e as Error).message, subject: b.ep.subject }, "database unavailable");
+      msg.respondError(503, outcome);
+      markFailure(span, outcome, 503);
     } else {
       outcome = "internal_error";
       // The text of an unexpected failure stays in our log; the bus carries only the code.

@@ -8,9 +8,16 @@ import type { X402Rail } from "../rails/rail.js";
 import { decodePaymentHeader } from "../x402/payment-header.js";
 import { matchV1, matchV2 } from "../x402/match.js";
 import type { OfferBook } from "../x402/offer-book.js";
+import { isMalformedInput } from "../rails/malformed-input.js";
 import { reasonCode } from "../x402/reasons.js";
 import type { SettlementOutcomes } from "./settlement-outcomes.js";
 import type { ClaimStore } from "./store.js";
+
+/**
+ * @x402/evm's errorReason for a settlement transaction that was broadcast but whose receipt
+ * could not be read: not a refusal, the outcome is unknown.
+ */
+const SETTLEMENT_PENDING = "settlement_pending";
 
 /** What a claim keeps so that settlement (now, or reconciliation after a restart) can run. */
 type StoredPayment =
@@ -71,6 +78,7 @@ export class ClaimDesk {
     try {
       verified = await facilitator.verify(decoded.payload as PaymentPayload, requirement as PaymentRequirements);
     } catch (err) {
+      if (isMalformedInput(err)) throw new BusError("payment_invalid_header", 402, "a field of the payment's payload is malformed");
       // The chain or the facilitator could not be asked: our fault, worth a retry, and nothing was claimed.
       this.log.warn({ err, rail: rail.rail }, "payment verification unavailable");
       throw new BusError("service_unavailable", 503, "payment verification is unavailable");
@@ -152,6 +160,13 @@ export class ClaimDesk {
       // reconciliation and the read is not served.
       this.log.warn({ err, claim: claimId, rail: rail.rail }, "settlement outcome unknown; left for reconciliation");
       throw this.unsettled(rail.rail, "failed", new BusError("payment_settlement_failed"));
+    }
+    if (!result.success && result.errorReason === SETTLEMENT_PENDING) {
+      // Broadcast, but its receipt could not be read (RPC failure, confirmation timeout): the
+      // money may have moved. As with a thrown settle, the claim stays open for reconciliation;
+      // closing it as failed would leave a charge the ledger never records.
+      this.log.warn({ claim: claimId, rail: rail.rail, transaction: result.transaction }, "settlement outcome unknown; left for reconciliation");
+      throw this.unsettled(rail.rail, "failed", new BusError("payment_settlement_failed"), SETTLEMENT_PENDING);
     }
     if (!result.success) {
       await this.store.failed(claimId, result.errorReason ?? "settlement failed");

@@ -79,17 +79,37 @@ function serialized() {
 }
 
 interface Eip3009Payload {
-  authorization?: { from?: string; nonce?: string; validBefore?: string };
+  authorization?: { from?: unknown; to?: unknown; value?: unknown; validAfter?: unknown; validBefore?: unknown; nonce?: unknown };
 }
 
-/** The EIP-3009 authorization inside a v1 or v2 exact payload. */
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const NONCE = /^0x[0-9a-fA-F]{64}$/;
+/** A uint256 in decimal, as EIP-3009's fields travel in x402 payloads. */
+const UINT = /^\d{1,78}$/;
+
+/**
+ * The EIP-3009 authorization inside a v1 or v2 exact payload, or null when any of its fields
+ * is malformed: the facilitator would otherwise fail on it (BigInt of "x") as if the chain
+ * were unavailable, where the client's payload is at fault.
+ */
 export function eip3009Authorization(payload: AnyPaymentPayload): { from: Address; nonce: Hex; validBefore: bigint } | null {
   const inner = payload.payload as Eip3009Payload | undefined;
   const a = inner?.authorization;
-  if (typeof a?.from !== "string" || typeof a.nonce !== "string") return null;
-  if (!/^0x[0-9a-fA-F]{40}$/.test(a.from) || !/^0x[0-9a-fA-F]{64}$/.test(a.nonce)) return null;
-  const validBefore = /^\d{1,20}$/.test(a.validBefore ?? "") ? BigInt(a.validBefore as string) : 0n;
-  return { from: a.from as Address, nonce: a.nonce as Hex, validBefore };
+  if (!a || typeof a.from !== "string" || typeof a.to !== "string" || typeof a.nonce !== "string") return null;
+  if (!ADDRESS.test(a.from) || !ADDRESS.test(a.to) || !NONCE.test(a.nonce)) return null;
+  for (const field of [a.value, a.validAfter, a.validBefore]) if (typeof field !== "string" || !UINT.test(field)) return null;
+  return { from: a.from as Address, nonce: a.nonce as Hex, validBefore: BigInt(a.validBefore as string) };
+}
+
+/** A reconciliation that cannot decide yet (reconcile.ts leaves the claim open on `reason: "reconcile_pending"`). */
+export class BaseRailError extends Error {
+  override readonly name = "BaseRailError";
+  constructor(
+    readonly reason: "reconcile_pending",
+    detail: string,
+  ) {
+    super(`${reason}: ${detail}`);
+  }
 }
 
 const LOG_WINDOW_BLOCKS = 50_000n;
@@ -100,6 +120,16 @@ const authorizationStateAbi = [parseAbiItem("function authorizationState(address
 export function baseExactRail(cfg: BaseConfig, signer: FacilitatorEvmSigner = baseSigner(cfg)): X402Rail {
   const reader = createPublicClient({ chain: baseChain(cfg.rpcUrl), transport: http(cfg.rpcUrl, { retryCount: 1 }) });
   const usdc = getAddress(cfg.usdc);
+  const [facilitatorAddress] = signer.getAddresses();
+  /** Whether the facilitator's account has transactions sent but not yet mined. */
+  const pendingTransactions = async () => {
+    if (!facilitatorAddress) return false;
+    const [pending, mined] = await Promise.all([
+      reader.getTransactionCount({ address: facilitatorAddress, blockTag: "pending" }),
+      reader.getTransactionCount({ address: facilitatorAddress, blockTag: "latest" }),
+    ]);
+    return pending > mined;
+  };
   return {
     rail: "base" satisfies Rail,
     network: BASE_NETWORK,
@@ -130,7 +160,16 @@ export function baseExactRail(cfg: BaseConfig, signer: FacilitatorEvmSigner = ba
       const a = eip3009Authorization(payload);
       if (!a) return { settled: false, expired: true };
       const used = await reader.readContract({ address: usdc, abi: authorizationStateAbi, functionName: "authorizationState", args: [a.from, a.nonce] });
-      if (!used) return { settled: false, expired: a.validBefore * 1000n < BigInt(Date.now()) };
+      if (!used) {
+        const expired = a.validBefore * 1000n < BigInt(Date.now());
+        // Not on chain yet. A settlement of ours sent before a restart, or whose receipt never
+        // came, may still wait in the mempool: released now, the payment could be presented
+        // again and the first transaction land after all (charged, recorded as released).
+        // While the authorization can still land and our account has transactions pending,
+        // the claim waits for a later pass.
+        if (!expired && (await pendingTransactions())) throw new BaseRailError("reconcile_pending", "a settlement of ours may still land; the claim stays open");
+        return { settled: false, expired };
+      }
       // Claims are reconciled within hours; ~28 hours of Base blocks bounds the log query.
       const latest = await reader.getBlockNumber();
       const fromBlock = latest > LOG_WINDOW_BLOCKS ? latest - LOG_WINDOW_BLOCKS : 0n;

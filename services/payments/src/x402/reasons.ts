@@ -38,7 +38,8 @@ export const REFUSAL_ADVICE: Partial<Record<ErrorCode, string>> = {
   payment_already_used: "This payment was already used. Each payment buys one read: sign a new one.",
   payment_insufficient_funds: "The paying account does not hold enough USDC for this payment.",
   payment_invalid_signature: "The payment signature does not verify. Sign the payment again with the paying key.",
-  payment_settlement_failed: "The payment could not be settled; nothing was served and nothing was charged. Pay again.",
+  payment_settlement_failed:
+    "The payment could not be settled and nothing was served. If the chain refused it, nothing was charged: sign a fresh payment. If its outcome is unknown, it is reconciled within minutes and can never be charged twice; the same payment sent again is refused.",
   payment_rejected: "The payment was refused by the facilitator. Sign a fresh payment for one of the offers in this 402.",
   payment_required: "This read is paid. Pay one of the offers in this 402, or send a valid X-License-Key.",
 };

@@ -3,6 +3,7 @@ import { Challenge, Credential, Errors, Receipt, Store } from "mppx";
 import { Mppx } from "mppx/server/core";
 import type { Address, Hex } from "viem";
 import { networkOfChain, usdcReceipt, type Eip712Token, type UsdcAuthorization } from "./method.js";
+import { isMalformedInput } from "../malformed-input.js";
 import { malformed, refusal, UsdcRefusal, type MppRefusal } from "./reasons.js";
 import { usdcCharge, type SettleAuthorization, type VerifyAuthorization } from "./server-method.js";
 
@@ -143,6 +144,9 @@ export function createMppRail(config: MppRailConfig): MppRail {
         authorization = validation.credential.payload as UsdcAuthorization;
       } catch (err) {
         if (err instanceof Errors.PaymentError) return refusal(err, challengeId);
+        // mppx checks the payload against the method's schema by throwing its schema error: the
+        // client's malformed credential (a 402), not verification being unavailable (a 503).
+        if (isMalformedInput(err)) return malformed("the credential's payload does not fit the usdc method's schema");
         throw err;
       }
       // validateCredential asserted `expires` is present and in the future.

@@ -1,0 +1,23 @@
+/** Socket errors that mean the database could not be reached (or was lost mid-query). */
+const NETWORK_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EAI_AGAIN"]);
+
+/** SQLSTATEs of a server that is there but cannot serve: connection exceptions, shutting down, starting, full. */
+const UNAVAILABLE_STATE = /^(08|57P0[123]$|53300$)/;
+
+/** node-postgres's own words for a lost or unobtainable connection (these errors carry no code). */
+const LOST_CONNECTION = /Connection terminated|timeout exceeded when trying to connect|not queryable|Connection ended/i;
+
+/**
+ * Whether an error (or any error it wraps: drizzle puts the driver's in `cause`) says the
+ * database is unreachable, as opposed to a query that failed. A handler that meets one
+ * answers 503 service_unavailable: the caller may retry, and nothing was done.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (let e = err, depth = 0; e && typeof e === "object" && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && (NETWORK_CODES.has(code) || UNAVAILABLE_STATE.test(code))) return true;
+    const message = (e as { message?: unknown }).message;
+    if (typeof message === "string" && LOST_CONNECTION.test(message)) return true;
+  }
+  return false;
+}
