@@ -39,6 +39,11 @@ export const BenchArgs = z.object({
   cpuProfile: z.string().optional(),
   /** Profile each measured run and split the main thread's CPU by service (the profiler costs a few percent). */
   cpuByService: z.enum(["on", "off"]).default("on"),
+  /**
+   * processes: each service in its own process, as production runs them (CPU per service from
+   * /proc). inproc: every service in this process, on one thread (CPU per service from a profile).
+   */
+  stack: z.enum(["processes", "inproc"]).default("processes"),
   /** Also keep this run's JSON as bench/results/history/<startedAt>.json. */
   history: z.enum(["on", "off"]).default("on"),
 });
@@ -60,6 +65,7 @@ const HELP = `npm run bench -- [options]
   --out <file>             JSON results (bench/results/latest.json)
   --cpu-profile <dir>      write each measured run's main-thread CPU profile to <dir>/<row>.cpuprofile
   --cpu-by-service on|off  split each row's main-thread CPU by service from a CPU profile (on)
+  --stack processes|inproc each service in its own process, as in production (processes), or all in this one (inproc)
   --history on|off         also write bench/results/history/<start time>.json (on)`;
 
 export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
@@ -82,6 +88,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
       "cpu-profile": { type: "string" },
       "cpu-by-service": { type: "string" },
       history: { type: "string" },
+      stack: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -104,6 +111,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
     cpuProfile: values["cpu-profile"],
     cpuByService: values["cpu-by-service"],
     history: values.history,
+    stack: values.stack,
   });
 }
 

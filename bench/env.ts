@@ -11,6 +11,8 @@ export const BenchEnv = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL")
     .default("postgres://postgres@127.0.0.1:5432/test"),
+  /** Where the service processes find node's helpers (tsx's esbuild needs nothing else of this environment). */
+  PATH: z.string().default("/usr/local/bin:/usr/bin:/bin"),
 });
 export type BenchEnv = z.infer<typeof BenchEnv>;
 

@@ -9,12 +9,14 @@ export interface BenchInfra {
   databaseUrl: string;
   /** "environment" (NATS_URL) or "private nats-server". */
   nats: string;
+  /** PATH for the service processes the bench starts. */
+  path: string;
   stop(): Promise<void>;
 }
 
 /** NATS_URL when set, else a private nats-server on a free port with its store in a temp dir; Postgres from DATABASE_URL. */
 export async function benchInfra(env: BenchEnv): Promise<BenchInfra> {
-  if (env.NATS_URL) return { natsUrl: env.NATS_URL, databaseUrl: env.DATABASE_URL, nats: "environment", stop: async () => {} };
+  if (env.NATS_URL) return { natsUrl: env.NATS_URL, databaseUrl: env.DATABASE_URL, nats: "environment", path: env.PATH, stop: async () => {} };
   const bin = findNatsServer();
   if (!bin) throw new Error(NO_NATS_MESSAGE);
   const dir = await mkdtemp(path.join(os.tmpdir(), "board-bench-"));
@@ -23,6 +25,7 @@ export async function benchInfra(env: BenchEnv): Promise<BenchInfra> {
     natsUrl: nats.url,
     databaseUrl: env.DATABASE_URL,
     nats: "private nats-server",
+    path: env.PATH,
     async stop() {
       if (nats.child.exitCode === null) {
         const exited = new Promise((resolve) => nats.child.once("exit", resolve));

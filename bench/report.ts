@@ -35,8 +35,10 @@ export interface ServerLoad {
   processCpuCores: number;
   /** JSON-RPC calls the servers made to the chain, per answered request. */
   chainCallsPerRequest: number;
-  /** Main-thread CPU per answered request, by the service whose code ran (from a CPU profile; --cpu-by-service). */
+  /** Main-thread CPU per answered request, by the service whose code ran (from a CPU profile; --stack inproc). */
   mainThreadCpuMsPerRequestByService?: Record<string, number>;
+  /** CPU per answered request of each service's own process (from /proc; --stack processes). */
+  processCpuMsPerRequestByService?: Record<string, number>;
 }
 
 export interface RowResult {
@@ -117,18 +119,27 @@ export function render(report: BenchReport): string {
     if (r.balance) out.push(`  ${r.label}: payTo +${r.balance.actual} (expected ${r.balance.expected} = ${r.balance.price} x 200s) ${r.balance.ok ? "ok" : "MISMATCH"}`);
     if (r.signing) out.push(`  ${r.label}: ${r.signing.payments} payments pre-signed in ${fmt(r.signing.seconds, 1)} s`);
   }
-  const split = report.rows.filter((r) => r.server?.mainThreadCpuMsPerRequestByService);
-  if (split.length) {
-    const owners = [...new Set(split.flatMap((r) => Object.keys(r.server!.mainThreadCpuMsPerRequestByService!)))].sort((a, b) => ownerRank(a) - ownerRank(b) || a.localeCompare(b));
+  const byService = (title: string, of: (r: RowResult) => Record<string, number> | undefined) => {
+    const split = report.rows.filter((r) => of(r));
+    if (!split.length) return;
+    const owners = [...new Set(split.flatMap((r) => Object.keys(of(r)!)))].sort((a, b) => ownerRank(a) - ownerRank(b) || a.localeCompare(b));
     out.push(
       "",
-      "main-thread CPU ms per request by service (V8 profile; each sample charged to the service whose code is nearest the top of its stack)",
+      title,
       table(
         ["row", ...owners],
-        split.map((r) => [`${r.label} ${r.path}`, ...owners.map((o) => { const v = r.server!.mainThreadCpuMsPerRequestByService![o]; return v === undefined ? "-" : fmt(v, v < 1 ? 3 : 2); })]),
+        split.map((r) => [
+          `${r.label} ${r.path}`,
+          ...owners.map((o) => {
+            const v = of(r)![o];
+            return v === undefined ? "-" : fmt(v, v < 1 ? 3 : 2);
+          }),
+        ]),
       ),
     );
-  }
+  };
+  byService("CPU ms per request by service (each service's own process, from /proc)", (r) => r.server?.processCpuMsPerRequestByService);
+  byService("main-thread CPU ms per request by service (V8 profile; each sample charged to the service whose code is nearest the top of its stack)", (r) => r.server?.mainThreadCpuMsPerRequestByService);
   if (report.checks.length) {
     out.push("", table(["tier check, alone (sequential over the bus)", "calls", "p50 ms", "p99 ms", "mean ms"], report.checks.map((c) => [c.check, String(c.calls), fmt(c.latency.p50Ms, 3), fmt(c.latency.p99Ms, 3), fmt(c.latency.meanMs, 3)])));
   }

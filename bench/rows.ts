@@ -54,6 +54,8 @@ export class Bench {
   readonly rows: RowResult[] = [];
   readonly problems: string[] = [];
   private readonly loader = new LoadWorker();
+  /** Cumulative CPU ms of each service process, when the services run as processes. */
+  serviceCpu: (() => Record<string, number>) | null = null;
 
   constructor(private readonly args: BenchArgs) {}
 
@@ -157,7 +159,9 @@ export class Bench {
    * the JSON-RPC calls the servers made to the chain per answered request.
    */
   private async observed(id: string, run: () => Promise<LoadResult>): Promise<{ result: LoadResult; server: ServerLoad }> {
-    const profiler = this.args.cpuProfile || this.args.cpuByService === "on" ? await startProfile() : null;
+    // Services in this process: their CPU is split from a profile of its main thread.
+    const attribute = this.args.cpuByService === "on" && this.args.stack === "inproc";
+    const profiler = this.args.cpuProfile || attribute ? await startProfile() : null;
     // Every undici/fetch request of this thread is a JSON-RPC call to the chain (the load
     // generator's requests are made in its own thread, which has its own channels).
     let rpcCalls = 0;
@@ -165,12 +169,14 @@ export class Bench {
     diagnostics.subscribe("undici:request:create", countCall);
     const elu = performance.eventLoopUtilization();
     const cpu = process.cpuUsage();
+    const servicesBefore = this.serviceCpu?.() ?? null;
     const result = await run().finally(() => diagnostics.unsubscribe("undici:request:create", countCall));
     const used = process.cpuUsage(cpu);
+    const servicesAfter = this.serviceCpu?.() ?? null;
     const utilization = performance.eventLoopUtilization(elu).utilization;
     const profile = profiler ? await profiler.stop(this.args.cpuProfile ? path.join(this.args.cpuProfile, `${id}.cpuprofile`) : null) : null;
     const answered = Math.max(1, result.samplesMs.length);
-    const byService = profile && this.args.cpuByService === "on" ? cpuByService(profile) : null;
+    const byService = profile && attribute ? cpuByService(profile) : null;
     return {
       result,
       server: {
@@ -179,6 +185,9 @@ export class Bench {
         processCpuMsPerRequest: (used.user + used.system) / 1000 / answered,
         processCpuCores: (used.user + used.system) / 1000 / result.elapsedMs,
         ...(byService ? { mainThreadCpuMsPerRequestByService: Object.fromEntries(Object.entries(byService).map(([k, ms]) => [k, ms / answered])) } : {}),
+        ...(servicesBefore && servicesAfter
+          ? { processCpuMsPerRequestByService: Object.fromEntries(Object.entries(servicesAfter).flatMap(([k, ms]) => (servicesBefore[k] === undefined ? [] : [[k, (ms - servicesBefore[k]) / answered]]))) }
+          : {}),
       },
     };
   }

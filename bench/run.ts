@@ -14,6 +14,7 @@ import { paymentRequiredOf } from "./payments.js";
 import { startReference } from "./reference.js";
 import { machine, render, writeReport, type BenchReport } from "./report.js";
 import { Bench, log, PAID_PATH, rowChain, type RowChain } from "./rows.js";
+import { BenchProcesses } from "./processes.js";
 import { BenchStack } from "./stack.js";
 import { FREE_READS_PER_PRINCIPAL, freeKeys, licenseAndBearer, roundRobin, timeChecks, walletHeaders } from "./tiers.js";
 
@@ -62,7 +63,7 @@ async function main(): Promise<number> {
 
   const loadRows: RowId[] = ["ceiling", "ceiling-board", "ceiling-board-gzip", "free", "preview", "status", "license-board", "license-board-gzip", "free-key", "wallet", "license", "bearer", "mcp", "checks", "paid-native", "paid-viem", "reference", "license-before"];
   let infra: BenchInfra | null = null;
-  let stack: BenchStack | null = null;
+  let stack: BenchStack | BenchProcesses | null = null;
   let bare: BareServer | null = null;
   let reference = null as BareServer | null;
   let chains: ChainThread | null = null;
@@ -75,9 +76,9 @@ async function main(): Promise<number> {
     if (loadRows.some((r) => bench.want(r))) {
       infra = await benchInfra(loadBenchEnv());
       report.infra = { nats: infra.nats, database: "fresh database on DATABASE_URL" };
-      log(`starting the stack (gateway, board, payments) on ${infra.nats} ...`);
-      stack = new BenchStack(infra);
-      const s = stack;
+      log(`starting the stack (gateway, board, identity, metering, payments${args.stack === "processes" ? ", each its own process" : ", all in this process"}) on ${infra.nats} ...`);
+      const s = (stack = args.stack === "processes" ? new BenchProcesses(infra) : new BenchStack(infra));
+      if (s instanceof BenchProcesses) bench.serviceCpu = () => s.cpuMs();
       await s.start();
       const chainThread = (chains = new ChainThread());
       const payTo: Address = privateKeyToAccount(generatePrivateKey()).address;

@@ -1,0 +1,146 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { pingEndpoint, type ServiceName } from "@board/proto";
+import { ensureSnapshotStream } from "@board/service-kit";
+import { deleteSnapshotStream, fixtureSnapshot, freePort, freshDatabase, type TestDatabase } from "@board/service-kit/testing";
+import { connect, type NatsConnection } from "nats";
+import type { BenchInfra } from "./infra.js";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+/** The burst limits lifted, as in the in-process stack: what is measured is the checks' cost, not their refusals. */
+const NO_BURST = { BURST_CAPACITY: "100000", BURST_PER_SECOND: "100000", ANON_BURST_CAPACITY: "100000", ANON_BURST_PER_SECOND: "100000" };
+/** Linux's clock ticks per second for /proc/<pid>/stat (USER_HZ). */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * The stack as production runs it: gateway, board, identity, metering and payments each in
+ * its own process (node with tsx, as `npm start` runs them), on the bench's NATS and a fresh
+ * Postgres database. Each process's CPU time is read from /proc, so every row can say what a
+ * request cost each service.
+ */
+export class BenchProcesses {
+  nc!: NatsConnection;
+  db!: TestDatabase;
+  private port = 0;
+  private extra: Record<string, string> = {};
+  private readonly children = new Map<ServiceName, ChildProcess>();
+
+  constructor(private readonly infra: BenchInfra) {}
+
+  get base(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** `extra` is given to every service's environment (a setting compared before and after). */
+  async start(extra: Record<string, string> = {}): Promise<void> {
+    this.extra = extra;
+    this.nc = await connect({ servers: this.infra.natsUrl });
+    await deleteSnapshotStream(this.nc);
+    await ensureSnapshotStream(this.nc);
+    await (await this.nc.jetstreamManager()).streams.delete("READS").catch(() => false);
+    this.db = await freshDatabase(this.infra.databaseUrl);
+    this.port = await freePort();
+    const identitySecret = randomBytes(32).toString("base64url");
+    // One at a time: each applies its migrations first, and four at once would share the two cores with tsx's compile.
+    await this.spawn("metering", NO_BURST);
+    await this.spawn("identity", { IDENTITY_SECRET: identitySecret });
+    await this.spawn("board", {});
+    await this.spawn("gateway", { PORT: String(this.port), HOST: "127.0.0.1", BUS_TIMEOUT_MS: "2000" });
+    const publish = (s: unknown) => this.nc.jetstream().publish("board.snapshots.v1", new TextEncoder().encode(JSON.stringify(s)));
+    await publish(fixtureSnapshot({ asofDaily: "2026-11-19", computedAt: "2026-11-19T13:00:00-08:00", seed: 1 }));
+    await publish(fixtureSnapshot({ asofDaily: "2026-11-20", computedAt: "2026-11-20T09:55:00-08:00", seed: 2, intraday: true }));
+    await this.untilCurrent("2026-11-20");
+  }
+
+  /** (Re)starts the payments process with `env` (rails, payTo, keys, verifier). */
+  async startPayments(env: Record<string, string>): Promise<void> {
+    await this.stopPayments();
+    await this.spawn("payments", env);
+  }
+
+  async stopPayments(): Promise<void> {
+    await this.terminate("payments");
+  }
+
+  async stop(): Promise<void> {
+    for (const name of ["gateway", "payments", "board", "identity", "metering"] as const) await this.terminate(name);
+    await this.nc?.close();
+    await this.db?.drop();
+  }
+
+  /** CPU milliseconds each service process has used so far (user + system, from /proc). */
+  cpuMs(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const [name, child] of this.children) {
+      if (child.pid === undefined || child.exitCode !== null) continue;
+      try {
+        // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+        const stat = readFileSync(`/proc/${child.pid}/stat`, "utf8");
+        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+        out[name] = ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+      } catch {
+        // Not Linux, or the process just ended: no figure for it.
+      }
+    }
+    return out;
+  }
+
+  private async spawn(name: ServiceName, env: Record<string, string>): Promise<void> {
+    const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "services", name, "src", "main.ts")], {
+      cwd: root,
+      stdio: ["ignore", "ignore", "pipe"],
+      env: {
+        PATH: this.infra.path,
+        NATS_URL: this.infra.natsUrl,
+        DATABASE_URL: this.db.url,
+        HEALTH_PORT: "0",
+        LOG_LEVEL: "warn",
+        PUBLIC_BASE_URL: this.base,
+        INSTANCE_ID: `bench-${name}`,
+        ...this.extra,
+        ...env,
+      },
+    });
+    let stderr = "";
+    child.stderr?.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+    this.children.set(name, child);
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}): ${stderr.trim()}`);
+      try {
+        await this.nc.request(pingEndpoint(name).subject, new Uint8Array(0), { timeout: 500 });
+        return;
+      } catch {
+        if (Date.now() > deadline) throw new Error(`${name} did not answer its ping within 60 s: ${stderr.trim()}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+  }
+
+  private async terminate(name: ServiceName): Promise<void> {
+    const child = this.children.get(name);
+    this.children.delete(name);
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      const kill = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      child.once("exit", () => {
+        clearTimeout(kill);
+        resolve();
+      });
+      child.kill("SIGTERM");
+    });
+  }
+
+  private async untilCurrent(asof: string): Promise<void> {
+    const end = Date.now() + 30_000;
+    while (Date.now() < end) {
+      const r = await fetch(`${this.base}/api/board/status`).catch(() => null);
+      if (r?.status === 200 && ((await r.json()) as { asof_daily?: string }).asof_daily === asof) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`the board did not serve ${asof} within 30 s`);
+  }
+}
