@@ -8,6 +8,7 @@ import { ExactEvmScheme as ExactEvmServer } from "@x402/evm/exact/server";
 import { createPublicClient, createWalletClient, defineChain, getAddress, http, parseAbiItem, publicActions, type Address, type Hex } from "viem";
 import { privateKeyToAccount, nonceManager } from "viem/accounts";
 import { loadNativeSecp256k1, withNativeEcdsa } from "./native-ecdsa.js";
+import { rpcFetch } from "./rpc-fetch.js";
 import type { AnyPaymentPayload, X402Rail } from "./rail.js";
 
 export const BASE_NETWORK = "eip155:8453" as const;
@@ -39,7 +40,7 @@ const baseChain = (rpcUrl: string) =>
 export function baseSigner(cfg: Pick<BaseConfig, "rpcUrl" | "facilitatorKey" | "verifier">): FacilitatorEvmSigner {
   const chain = baseChain(cfg.rpcUrl);
   const account = privateKeyToAccount(cfg.facilitatorKey, { nonceManager });
-  const client = createWalletClient({ account, chain, transport: http(cfg.rpcUrl, { retryCount: 1 }), pollingInterval: 100 }).extend(
+  const client = createWalletClient({ account, chain, transport: http(cfg.rpcUrl, { retryCount: 1, fetchFn: rpcFetch() }), pollingInterval: 100 }).extend(
     publicActions,
   );
   // Transactions leave in nonce order, one broadcast at a time (waiting for receipts stays
@@ -118,7 +119,7 @@ const authorizationStateAbi = [parseAbiItem("function authorizationState(address
 
 /** Base USDC, exact scheme, EIP-3009 transferWithAuthorization settled by our own facilitator. */
 export function baseExactRail(cfg: BaseConfig, signer: FacilitatorEvmSigner = baseSigner(cfg)): X402Rail {
-  const reader = createPublicClient({ chain: baseChain(cfg.rpcUrl), transport: http(cfg.rpcUrl, { retryCount: 1 }) });
+  const reader = createPublicClient({ chain: baseChain(cfg.rpcUrl), transport: http(cfg.rpcUrl, { retryCount: 1, fetchFn: rpcFetch() }) });
   const usdc = getAddress(cfg.usdc);
   const [facilitatorAddress] = signer.getAddresses();
   /** Whether the facilitator's account has transactions sent but not yet mined. */
