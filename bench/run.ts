@@ -61,7 +61,7 @@ async function main(): Promise<number> {
     for (const b of report.recovery) if (b.wrong > 0) bench.problems.push(`${b.name}: ${b.wrong} recoveries gave a wrong address`);
   }
 
-  const loadRows: RowId[] = ["ceiling", "ceiling-board", "ceiling-board-gzip", "free", "preview", "status", "license-board", "license-board-gzip", "free-key", "wallet", "license", "bearer", "mcp", "checks", "paid-native", "paid-viem", "reference", "license-before"];
+  const loadRows: RowId[] = ["ceiling", "ceiling-board", "ceiling-board-gzip", "free", "preview", "status", "license-board", "license-board-gzip", "free-key", "wallet", "license", "bearer", "mcp", "checks", "paid-native", "paid-viem", "reference"];
   let infra: BenchInfra | null = null;
   let stack: BenchStack | BenchProcesses | null = null;
   let bare: BareServer | null = null;
@@ -203,15 +203,6 @@ async function main(): Promise<number> {
           throw new Error(`the reference's offer differs from the stack's: ${JSON.stringify(theirs)} vs ${JSON.stringify(offer)}`);
         }
         return bench.paid("reference", "x402 reference (@x402/express)", ref.base, required, c, () => c.chain.balanceOf(payTo));
-      });
-
-      // Before and after, in this run: the licensed small read on a stack started again as it was
-      // before the last improvement (nats.js capturing two stack traces per bus request).
-      await bench.row("license-before", "licensed small read, before: NATS_ASYNC_TRACES=true", PAID_PATH, args.freeConcurrency, async () => {
-        await s.stop();
-        await s.start({ NATS_ASYNC_TRACES: "true" });
-        const { license } = await licenseAndBearer(s.nc, s.base);
-        return bench.timedWith("license-before", "licensed small read, before: NATS_ASYNC_TRACES=true", s.base, PAID_PATH, "x-license-key", Array<string>(args.maxLicensedRequests).fill(license));
       });
 
       // Each row against the ceiling that served the same kind of bytes.

@@ -32,9 +32,9 @@ export const BaseEnv = z.object({
   /** A name for this replica in logs and $SRV discovery; defaults to host and pid. */
   INSTANCE_ID: z.string().min(1).optional(),
   /**
-   * "true": nats.js captures the caller's stack on every request (two Error objects per round
-   * trip), so a timeout shows where it was asked. Off by default: measured at about a sixth of
-   * the main thread's CPU on a licensed read; bus errors already name their subject.
+   * "true": nats.js captures the caller's stack on each of its own requests (JetStream
+   * publishes and management; bus requests go through ReplyMux), so a timeout shows where it
+   * was asked. Off by default: two Error objects per request; bus errors name their subject.
    */
   NATS_ASYNC_TRACES: z.stringbool().default(false),
   /** An OTLP/HTTP collector's base URL (spans go to <url>/v1/traces). Unset or empty: no tracing (no spans, no trace ids in logs). */

@@ -1,9 +1,10 @@
 import { BUS_ERROR_HEADERS, BUS_META_HEADER, ErrorCode, type BusEndpoint } from "@board/proto";
 import { context, isSpanContextValid, SpanKind, trace } from "@opentelemetry/api";
-import { ErrorCode as NatsErrorCode, headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, type NatsError } from "nats";
+import { headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection } from "nats";
 import type { z } from "zod";
 import { busInstrumentsOf } from "./bus-instruments.js";
 import { BusError, isBusError } from "./errors.js";
+import { replyMuxOf } from "./reply-mux.js";
 import { markFailure } from "./span-outcome.js";
 import { injectTraceContext } from "./trace-context.js";
 
@@ -98,12 +99,7 @@ async function traced<T>(nc: NatsConnection, ep: BusEndpoint, req: unknown, opts
 }
 
 async function send(nc: NatsConnection, ep: BusEndpoint, data: unknown, timeout: number, headers: MsgHdrs | undefined): Promise<Msg> {
-  let msg;
-  try {
-    msg = await nc.request(ep.subject, encoder.encode(JSON.stringify(data)), { timeout, ...(headers ? { headers } : {}) });
-  } catch (e) {
-    throw fromNatsError(e, ep.subject);
-  }
+  const msg = await replyMuxOf(nc).request(ep.subject, encoder.encode(JSON.stringify(data)), timeout, headers);
   const status = msg.headers?.get(BUS_ERROR_HEADERS.code);
   if (status) {
     const reason = ErrorCode.safeParse(msg.headers?.get(BUS_ERROR_HEADERS.reason));
@@ -112,13 +108,6 @@ async function send(nc: NatsConnection, ep: BusEndpoint, data: unknown, timeout:
     throw new BusError(reason.success ? reason.data : "upstream_error", valid ? code : 502, `${ep.subject} answered ${status}`);
   }
   return msg;
-}
-
-function fromNatsError(e: unknown, subject: string): BusError {
-  const code = (e as NatsError | undefined)?.code;
-  if (code === NatsErrorCode.NoResponders) return new BusError("service_unavailable", 503, `${subject}: no responders`);
-  if (code === NatsErrorCode.Timeout) return new BusError("upstream_timeout", 504, `${subject}: timed out`);
-  return new BusError("service_unavailable", 503, `${subject}: bus unavailable`);
 }
 
 export { natsHeaders as busHeaders };
