@@ -5,8 +5,9 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { pingEndpoint, type ServiceName } from "@board/proto";
 import { ensureSnapshotStream } from "@board/service-kit";
-import { deleteSnapshotStream, fixtureSnapshot, freePort, freshDatabase, type TestDatabase } from "@board/service-kit/testing";
+import { deleteSnapshotStream, freePort, freshDatabase, type TestDatabase } from "@board/service-kit/testing";
 import { connect, type NatsConnection } from "nats";
+import { publishBenchBoards } from "./boards.js";
 import type { BenchInfra } from "./infra.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -49,9 +50,7 @@ export class BenchProcesses {
     await this.spawn("identity", { IDENTITY_SECRET: identitySecret });
     await this.spawn("board", {});
     await this.spawn("gateway", { PORT: String(this.port), HOST: "127.0.0.1", BUS_TIMEOUT_MS: "2000" });
-    const publish = (s: unknown) => this.nc.jetstream().publish("board.snapshots.v1", new TextEncoder().encode(JSON.stringify(s)));
-    await publish(fixtureSnapshot({ asofDaily: "2026-11-19", computedAt: "2026-11-19T13:00:00-08:00", seed: 1 }));
-    await publish(fixtureSnapshot({ asofDaily: "2026-11-20", computedAt: "2026-11-20T09:55:00-08:00", seed: 2, intraday: true }));
+    await publishBenchBoards(this.nc);
     await this.untilCurrent("2026-11-20");
   }
 

@@ -1,5 +1,5 @@
 import { ensureSnapshotStream } from "@board/service-kit";
-import { deleteSnapshotStream, fixtureSnapshot, freePort, freshDatabase, type TestDatabase } from "@board/service-kit/testing";
+import { deleteSnapshotStream, freePort, freshDatabase, type TestDatabase } from "@board/service-kit/testing";
 import { connect, type NatsConnection } from "nats";
 import { BoardEnv } from "../services/board/src/env.js";
 import { startBoard, type BoardService } from "../services/board/src/start.js";
@@ -12,6 +12,7 @@ import { MeteringEnv } from "../services/metering/src/env.js";
 import { startMetering } from "../services/metering/src/start.js";
 import { PaymentsEnv } from "../services/payments/src/env.js";
 import { startPayments, type PaymentsService } from "../services/payments/src/start.js";
+import { publishBenchBoards } from "./boards.js";
 import type { BenchInfra } from "./infra.js";
 
 /** The load comes from one address and one key per tier row: the burst limits are lifted so what is measured is the checks' cost, not their refusals. */
@@ -58,10 +59,7 @@ export class BenchStack {
       GatewayEnv.parse({ NATS_URL: this.infra.natsUrl, PORT: this.port, HOST: "127.0.0.1", HEALTH_PORT: 0, LOG_LEVEL: "warn", BUS_TIMEOUT_MS: 2000, PUBLIC_BASE_URL: base, ...extra }),
     );
     this.board = await startBoard(BoardEnv.parse(common));
-    // Two days, as the integration tests publish them: the board serves the second.
-    const publish = (s: unknown) => this.nc.jetstream().publish("board.snapshots.v1", new TextEncoder().encode(JSON.stringify(s)));
-    await publish(fixtureSnapshot({ asofDaily: "2026-11-19", computedAt: "2026-11-19T13:00:00-08:00", seed: 1 }));
-    await publish(fixtureSnapshot({ asofDaily: "2026-11-20", computedAt: "2026-11-20T09:55:00-08:00", seed: 2, intraday: true }));
+    await publishBenchBoards(this.nc);
     await this.untilCurrent("2026-11-20");
   }
 
