@@ -16,6 +16,8 @@ export const BoardReadRequest = z.object({
   params: z.record(z.string(), z.string()).default({}),
   encoding: ContentEncoding.default("identity"),
   if_none_match: z.string().max(MAX_IF_NONE_MATCH_CHARS).optional(),
+  /** The ETag of this view (same params, same encoding) whose bytes the caller keeps: if it is current, the body is left out. */
+  cached_etag: z.string().max(128).optional(),
 });
 export type BoardReadRequest = z.input<typeof BoardReadRequest>;
 
@@ -27,6 +29,13 @@ export const BoardReadMeta = z.object({
   freshness: FreshnessBlock,
   asof_daily: IsoDate,
   computed_at: IsoDateTime,
+  /**
+   * With a body: where its fixed part ends (the freshness tail follows), and for gzip the
+   * fixed part's CRC-32 and length, so the caller can keep the bytes and splice later reads.
+   */
+  template: z.object({ head_bytes: z.number().int().min(0), crc: z.number().int().min(0).optional(), size: z.number().int().min(0).optional() }).optional(),
+  /** true: the caller's cached_etag is current and the body is left out; splice this freshness into the kept bytes. */
+  cached: z.literal(true).optional(),
 });
 export type BoardReadMeta = z.infer<typeof BoardReadMeta>;
 

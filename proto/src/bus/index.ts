@@ -5,3 +5,4 @@ export * from "./catalogue.js";
 export * from "./payments.js";
 export * from "./identity.js";
 export * from "./metering.js";
+export * from "./view-body.js";

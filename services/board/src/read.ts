@@ -44,8 +44,13 @@ export function readView(deps: ReadDeps, req: Required<Pick<BoardReadRequest, "v
     computed_at: view.computedAt,
   });
   if (req.if_none_match && matchesEtag(req.if_none_match, view.rendered.etag)) return { meta: meta(304), body: EMPTY };
-  const body = encoding === "gzip" ? gzipBody(view.rendered, freshness) : identityBody(view.rendered, freshness);
-  return { meta: meta(200), body };
+  // The caller keeps this very view's bytes: only this read's freshness travels.
+  if (req.cached_etag === view.rendered.etag) return { meta: { ...meta(200), cached: true }, body: EMPTY };
+  const r = view.rendered;
+  if (encoding === "gzip") {
+    return { meta: { ...meta(200), template: { head_bytes: r.gzip.head.length, crc: r.gzip.crc, size: r.gzip.size } }, body: gzipBody(r, freshness) };
+  }
+  return { meta: { ...meta(200), template: { head_bytes: r.prefix.length } }, body: identityBody(r, freshness) };
 }
 
 function resolveLookup(pub: Publication, req: BoardReadRequest): PublishedView | undefined {

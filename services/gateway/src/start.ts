@@ -4,6 +4,7 @@ import { startRuntime, type Runtime } from "@board/service-kit";
 import pkg from "../package.json" with { type: "json" };
 import { servedReadsRecorder } from "./access/served-reads.js";
 import { createApp } from "./app.js";
+import { ViewTemplates } from "./http/view-templates.js";
 import type { GatewayEnv } from "./env.js";
 
 export interface GatewayService {
@@ -25,6 +26,7 @@ export async function startGateway(env: GatewayEnv): Promise<GatewayService> {
     trustProxyHops: env.TRUST_PROXY_HOPS,
     publicBaseUrl: new URL(env.PUBLIC_BASE_URL),
     served: served.record,
+    views: new ViewTemplates(),
     telemetry: { tracer: rt.telemetry.tracer, metrics: rt.metrics },
   });
   const server = http.createServer(app);

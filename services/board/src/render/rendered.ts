@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import zlib from "node:zlib";
-import type { FreshnessBlock } from "@board/proto";
+import { spliceGzip, spliceIdentity, type FreshnessBlock } from "@board/proto";
 
 /**
  * A view rendered once per snapshot. The freshness block changes every second, so it is
@@ -34,24 +34,12 @@ export function renderView(content: Record<string, unknown>): RenderedView {
   };
 }
 
-function tailOf(freshness: FreshnessBlock): Buffer {
-  return Buffer.from(`"freshness":${JSON.stringify(freshness)}}`);
-}
-
 /** The view's JSON body with this read's freshness block as its last field. */
 export function identityBody(view: RenderedView, freshness: FreshnessBlock): Buffer {
-  return Buffer.concat([view.prefix, tailOf(freshness)]);
+  return spliceIdentity(view.prefix, freshness);
 }
 
 /** The same body as a valid single-member gzip stream. */
 export function gzipBody(view: RenderedView, freshness: FreshnessBlock): Buffer {
-  const tail = tailOf(freshness);
-  const stored = Buffer.alloc(5);
-  stored[0] = 0x01; // BFINAL=1, BTYPE=00 (stored); the sync flush left us byte aligned.
-  stored.writeUInt16LE(tail.length, 1);
-  stored.writeUInt16LE(~tail.length & 0xffff, 3);
-  const trailer = Buffer.alloc(8);
-  trailer.writeUInt32LE(zlib.crc32(tail, view.gzip.crc) >>> 0, 0);
-  trailer.writeUInt32LE((view.gzip.size + tail.length) >>> 0, 4);
-  return Buffer.concat([view.gzip.head, stored, tail, trailer]);
+  return spliceGzip(view.gzip.head, view.gzip.crc, view.gzip.size, freshness);
 }

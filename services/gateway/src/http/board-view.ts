@@ -4,16 +4,23 @@ import { requestBytes, type BytesReply, type NatsConnection } from "@board/servi
 import type { Request, Response } from "express";
 import { preferredEncoding } from "./encoding.js";
 import { sendUpstreamError } from "./errors.js";
+import { ViewTemplates } from "./view-templates.js";
 
 export interface BoardViewDeps {
   nc: NatsConnection;
   timeoutMs: number;
+  /** The views this gateway keeps; none: every read carries its body. */
+  views?: ViewTemplates;
 }
 
 export type BoardViewReply = BytesReply<BoardReadMeta>;
 
-/** Asks the board for a view's bytes in the encoding the client accepts. Throws BusError. */
-export function readBoardView(
+/**
+ * Asks the board for a view's bytes in the encoding the client accepts. When this gateway
+ * keeps the view's bytes, it names their ETag and the board sends only this read's freshness
+ * while they are current. Throws BusError.
+ */
+export async function readBoardView(
   deps: BoardViewDeps,
   req: Request,
   view: ViewName,
@@ -23,12 +30,28 @@ export function readBoardView(
   // An If-None-Match longer than any list of our ETags cannot match one: the read is served whole.
   const header = opts.conditional ? req.headers["if-none-match"] : undefined;
   const ifNoneMatch = header !== undefined && header.length <= MAX_IF_NONE_MATCH_CHARS ? header : undefined;
-  return requestBytes(
-    deps.nc,
-    boardRead,
-    { view, params, encoding: opts.encoding ?? preferredEncoding(req.headers["accept-encoding"]), ...(ifNoneMatch ? { if_none_match: ifNoneMatch } : {}) },
-    { timeoutMs: deps.timeoutMs },
-  );
+  const encoding = opts.encoding ?? preferredEncoding(req.headers["accept-encoding"]);
+  const ask = (cachedEtag: string | undefined) =>
+    requestBytes(
+      deps.nc,
+      boardRead,
+      { view, params, encoding, ...(ifNoneMatch ? { if_none_match: ifNoneMatch } : {}), ...(cachedEtag ? { cached_etag: cachedEtag } : {}) },
+      { timeoutMs: deps.timeoutMs },
+    );
+  const views = deps.views;
+  if (!views) return ask(undefined);
+  const key = ViewTemplates.key(view, params, encoding);
+  const reply = await ask(views.etagOf(key));
+  if (reply.meta.cached) {
+    const body = views.body(key, reply.meta);
+    // Dropped between the ask and the answer (evicted, or replaced by another read's): ask whole.
+    if (body) return { meta: reply.meta, body };
+    const whole = await ask(undefined);
+    views.remember(key, whole.meta, whole.body);
+    return whole;
+  }
+  views.remember(key, reply.meta, reply.body);
+  return reply;
 }
 
 /**
