@@ -7,7 +7,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ErrorBody, pingEndpoint, ROUTE_BY_PATH } from "@board/proto";
 import { request } from "@board/service-kit";
-import { freePort } from "@board/service-kit/testing";
+import { freePort, killHard, portAnswers } from "@board/service-kit/testing";
 import { startEvmChain, type EvmChain } from "@board/test-chains/evm";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
@@ -56,23 +56,6 @@ const children = new Set<ChildProcess>();
 let natsServer: ChildProcess | null = null;
 const tmpDirs: string[] = [];
 
-async function killHard(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.kill("SIGKILL");
-  await exited;
-}
-
-function answers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.connect({ host: "127.0.0.1", port });
-    s.once("connect", () => {
-      s.destroy();
-      resolve(true);
-    });
-    s.once("error", () => resolve(false));
-  });
-}
 
 /** A private nats-server with JetStream: other files' services must not answer our requests. */
 async function privateNats(): Promise<string> {
@@ -84,7 +67,7 @@ async function privateNats(): Promise<string> {
   let stderr = "";
   child.stderr?.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
   const deadline = Date.now() + 10_000;
-  while (!(await answers(port))) {
+  while (!(await portAnswers(port))) {
     if (child.exitCode !== null) throw new Error(`nats-server exited: ${stderr}`);
     if (Date.now() > deadline) throw new Error(`nats-server did not listen within 10 s: ${stderr}`);
     await sleep(50);

@@ -6,3 +6,4 @@ export * from "./stream.js";
 export * from "./port.js";
 export * from "./live-fixtures.js";
 export * from "./spans.js";
+export * from "./processes.js";
