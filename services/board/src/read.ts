@@ -1,5 +1,5 @@
 import { freshnessAt } from "@board/market-calendar";
-import { honestFreshness } from "./views/staleness.js";
+import { honestFreshness, staleBlock } from "./views/staleness.js";
 import type { BoardReadMeta, BoardReadRequest, ViewName } from "@board/proto";
 import { BusError, type BytesReply } from "@board/service-kit";
 import type { Publication, PublishedView } from "./publication.js";
@@ -15,8 +15,8 @@ export interface ReadDeps {
   publication: () => Publication | null;
   now: () => Date;
   refreshMinutes: number;
-  /** The status view with live figures of other services; the pre-rendered one when absent. */
-  status?: (pub: Publication) => PublishedView | undefined;
+  /** The status view with live figures of other services (and whether the board is stale); the pre-rendered one when absent. */
+  status?: (pub: Publication, stale: boolean) => PublishedView | undefined;
 }
 
 /**
@@ -26,14 +26,18 @@ export interface ReadDeps {
 export function readView(deps: ReadDeps, req: Required<Pick<BoardReadRequest, "view">> & BoardReadRequest): BytesReply<BoardReadMeta> {
   const pub = deps.publication();
   if (!pub) throw new BusError("snapshot_unavailable", 503, "no snapshot has been published yet");
-  const view = (req.view === "status" && deps.status ? deps.status(pub) : pub.views.get(req.view)) ?? resolveLookup(pub, req);
+  const now = deps.now();
+  // The current snapshot's freshness, once per read: most views are of it, and it says whether the board is stale.
+  const current = freshnessAt(now, new Date(pub.board.computed_at), deps.refreshMinutes);
+  const view =
+    (req.view === "status" && deps.status ? deps.status(pub, staleBlock(current, deps.refreshMinutes)) : pub.views.get(req.view)) ?? resolveLookup(pub, req);
   if (!view) {
     if (DELAYED_VIEWS.has(req.view)) throw new BusError("snapshot_unavailable", 503, "no board of an earlier trading day is stored yet");
     throw new BusError("not_implemented", 501, `view ${req.view} is not rendered yet`);
   }
-  const block = freshnessAt(deps.now(), new Date(view.computedAtMs), deps.refreshMinutes);
   // Only the current snapshot's views can be behind; a delayed view is a day old by design.
-  const freshness = view.computedAt === pub.board.computed_at ? honestFreshness(block, deps.refreshMinutes) : block;
+  const freshness =
+    view.computedAt === pub.board.computed_at ? honestFreshness(current, deps.refreshMinutes) : freshnessAt(now, new Date(view.computedAtMs), deps.refreshMinutes);
   const encoding = req.encoding ?? "identity";
   const meta = (status: 200 | 304): BoardReadMeta => ({
     status,

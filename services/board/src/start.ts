@@ -11,7 +11,6 @@ import { readView } from "./read.js";
 import { LiveStatus } from "./views/live-status.js";
 import { gaugeSnapshotAge } from "./snapshot-age.js";
 import { SnapshotStore } from "./store.js";
-import { isStale } from "./views/staleness.js";
 
 export interface BoardService {
   readonly runtime: Runtime<typeof schema>;
@@ -57,7 +56,7 @@ export async function startBoard(env: BoardEnv, opts: { now?: () => Date } = {})
     rt.lifecycle.onStop("snapshot consumer", () => consumer.stop());
     const liveStatus = new LiveStatus(rt.bus.nc, rt.log);
     rt.lifecycle.onStop("status events", await liveStatus.start());
-    const status = (pub: Publication) => liveStatus.view(pub, isStale(now(), pub.board.computed_at, env.REFRESH_MINUTES));
+    const status = (pub: Publication, stale: boolean) => liveStatus.view(pub, stale);
     await rt.serve([
       bindBytes(boardRead, async (req) => readView({ publication: () => publication, now, refreshMinutes: env.REFRESH_MINUTES, status }, req)),
     ]);

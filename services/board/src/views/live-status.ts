@@ -65,7 +65,7 @@ export class LiveStatus {
     }
   }
 
-  /** `stale`: the scanner has not published for longer than it should have (see isStale). */
+  /** `stale`: the scanner has not published for longer than it should have (see staleBlock). */
   view(pub: Publication, stale = false): PublishedView | undefined {
     const at = this.lastSettlementAt;
     const reads = this.readsServed;

@@ -1,20 +1,14 @@
-import { freshnessAt } from "@board/market-calendar";
 import type { FreshnessBlock } from "@board/proto";
 
 /** Scans the scanner may miss before the board says so: one late scan is not yet stale. */
 export const STALE_AFTER_SCANS = 3;
 
 /**
- * The status view's "stale": the market is open and the served snapshot is older than
- * STALE_AFTER_SCANS scan intervals, so the scanner has stopped publishing (or, in the first
- * minutes of a session, has not published yet). Outside market hours the board is not expected
- * to change, so an old snapshot is not stale.
+ * The status view's "stale", from the current snapshot's freshness block: the market is open
+ * and the served snapshot is older than STALE_AFTER_SCANS scan intervals, so the scanner has
+ * stopped publishing (or, in the first minutes of a session, has not published yet). Outside
+ * market hours the board is not expected to change, so an old snapshot is not stale.
  */
-export function isStale(now: Date, computedAt: string, refreshMinutes: number): boolean {
-  return staleBlock(freshnessAt(now, new Date(computedAt), refreshMinutes), refreshMinutes);
-}
-
-/** The same rule on a freshness block already computed. */
 export const staleBlock = (f: FreshnessBlock, refreshMinutes: number): boolean => f.market_open && f.data_age_seconds > STALE_AFTER_SCANS * refreshMinutes * 60;
 
 /**

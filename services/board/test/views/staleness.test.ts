@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { isStale, STALE_AFTER_SCANS } from "../../src/views/staleness.js";
+import { freshnessAt } from "@board/market-calendar";
+import { STALE_AFTER_SCANS, staleBlock } from "../../src/views/staleness.js";
 
-describe("isStale", () => {
+const isStale = (now: Date, computedAt: string, refreshMinutes: number) => staleBlock(freshnessAt(now, new Date(computedAt), refreshMinutes), refreshMinutes);
+
+describe("staleBlock", () => {
   const computed = "2026-11-20T12:55:00-05:00"; // a Friday, market hours (New York)
   it("is fresh within STALE_AFTER_SCANS scans while the market is open", () => {
     expect(isStale(new Date("2026-11-20T13:00:00-05:00"), computed, 5)).toBe(false);
