@@ -79,6 +79,14 @@ class PrivateNats {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The stack on this nats-server, with a board serving the two fixture days. */
+async function startServingOn(stack: Stack, nats: PrivateNats): Promise<void> {
+  await stack.start({ natsUrl: nats.url });
+  await stack.startBoard();
+  await stack.publishTwoDays();
+  await until(() => stack.board!.publication()?.board.asof_daily === "2026-11-20" && stack.board!.publication()!.views.has("free"));
+}
+
 /** Stops a stack without letting a broken bus hold the hook: its drain may wait on a server that is gone. */
 async function stopStack(stack: Stack): Promise<void> {
   await Promise.race([stack.stop().catch(() => undefined), sleep(15_000)]);
@@ -241,10 +249,7 @@ describe("a board replica killed under load", () => {
 
   beforeAll(async () => {
     nats = await PrivateNats.start();
-    await stack.start({ natsUrl: nats.url });
-    await stack.startBoard();
-    await stack.publishTwoDays();
-    await until(() => stack.board!.publication()?.board.asof_daily === "2026-11-20" && stack.board!.publication()!.views.has("free"));
+    await startServingOn(stack, nats);
   });
   afterAll(async () => {
     if (victim) await killHard(victim);
@@ -342,10 +347,7 @@ describe("the nats-server killed and restarted under load", () => {
 
   beforeAll(async () => {
     nats = await PrivateNats.start();
-    await stack.start({ natsUrl: nats.url });
-    await stack.startBoard();
-    await stack.publishTwoDays();
-    await until(() => stack.board!.publication()?.board.asof_daily === "2026-11-20" && stack.board!.publication()!.views.has("free"));
+    await startServingOn(stack, nats);
   });
   afterAll(async () => {
     // A drain needs a server: bring it back if a failure left it down, then stop everything.
