@@ -1,12 +1,34 @@
-import { fixtureSnapshot } from "@board/service-kit/testing";
+import { ensureSnapshotStream } from "@board/service-kit";
+import { deleteSnapshotStream, fixtureSnapshot } from "@board/service-kit/testing";
 import type { NatsConnection } from "nats";
 
 /** Names on the bench's boards: the whole universe, so the full board is as large as in production. */
 export const BENCH_NAMES = 565;
+
+/** The load comes from one address and one key per tier row: the burst limits are lifted so what is measured is the checks' cost, not their refusals. */
+export const NO_BURST = { BURST_CAPACITY: "100000", BURST_PER_SECOND: "100000", ANON_BURST_CAPACITY: "100000", ANON_BURST_PER_SECOND: "100000" };
+
+/** The bus as a fresh stack needs it: an empty snapshot stream, and no served reads of earlier runs. */
+export async function resetBenchStreams(nc: NatsConnection): Promise<void> {
+  await deleteSnapshotStream(nc);
+  await ensureSnapshotStream(nc);
+  await (await nc.jetstreamManager()).streams.delete("READS").catch(() => false);
+}
 
 /** Two trading days, as the integration tests publish them: the board serves the second. */
 export async function publishBenchBoards(nc: NatsConnection): Promise<void> {
   const publish = (s: unknown) => nc.jetstream().publish("board.snapshots.v1", new TextEncoder().encode(JSON.stringify(s)));
   await publish(fixtureSnapshot({ asofDaily: "2026-11-19", computedAt: "2026-11-19T13:00:00-08:00", seed: 1, names: BENCH_NAMES }));
   await publish(fixtureSnapshot({ asofDaily: "2026-11-20", computedAt: "2026-11-20T09:55:00-08:00", seed: 2, intraday: true, names: BENCH_NAMES }));
+}
+
+/** Until the gateway at `base` serves the board of `asof` (the second of publishBenchBoards). */
+export async function untilServing(base: string, asof = "2026-11-20", timeoutMs = 30_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    const r = await fetch(`${base}/api/board/status`).catch(() => null);
+    if (r?.status === 200 && ((await r.json()) as { asof_daily?: string }).asof_daily === asof) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the board did not serve ${asof} within ${timeoutMs / 1000} s`);
 }

@@ -4,15 +4,12 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { pingEndpoint, type ServiceName } from "@board/proto";
-import { ensureSnapshotStream } from "@board/service-kit";
-import { deleteSnapshotStream, freePort, freshDatabase, type TestDatabase } from "@board/service-kit/testing";
+import { freePort, freshDatabase, type TestDatabase } from "@board/service-kit/testing";
 import { connect, type NatsConnection } from "nats";
-import { publishBenchBoards } from "./boards.js";
+import { NO_BURST, publishBenchBoards, resetBenchStreams, untilServing } from "./boards.js";
 import type { BenchInfra } from "./infra.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-/** The burst limits lifted, as in the in-process stack: what is measured is the checks' cost, not their refusals. */
-const NO_BURST = { BURST_CAPACITY: "100000", BURST_PER_SECOND: "100000", ANON_BURST_CAPACITY: "100000", ANON_BURST_PER_SECOND: "100000" };
 /** Linux's clock ticks per second for /proc/<pid>/stat (USER_HZ). */
 const TICKS_PER_SECOND = 100;
 
@@ -26,7 +23,6 @@ export class BenchProcesses {
   nc!: NatsConnection;
   db!: TestDatabase;
   private port = 0;
-  private extra: Record<string, string> = {};
   private readonly children = new Map<ServiceName, ChildProcess>();
 
   constructor(private readonly infra: BenchInfra) {}
@@ -35,13 +31,9 @@ export class BenchProcesses {
     return `http://127.0.0.1:${this.port}`;
   }
 
-  /** `extra` is given to every service's environment (a setting compared before and after). */
-  async start(extra: Record<string, string> = {}): Promise<void> {
-    this.extra = extra;
+  async start(): Promise<void> {
     this.nc = await connect({ servers: this.infra.natsUrl });
-    await deleteSnapshotStream(this.nc);
-    await ensureSnapshotStream(this.nc);
-    await (await this.nc.jetstreamManager()).streams.delete("READS").catch(() => false);
+    await resetBenchStreams(this.nc);
     this.db = await freshDatabase(this.infra.databaseUrl);
     this.port = await freePort();
     const identitySecret = randomBytes(32).toString("base64url");
@@ -51,7 +43,7 @@ export class BenchProcesses {
     await this.spawn("board", {});
     await this.spawn("gateway", { PORT: String(this.port), HOST: "127.0.0.1", BUS_TIMEOUT_MS: "2000" });
     await publishBenchBoards(this.nc);
-    await this.untilCurrent("2026-11-20");
+    await untilServing(this.base);
   }
 
   /** (Re)starts the payments process with `env` (rails, payTo, keys, verifier). */
@@ -99,7 +91,6 @@ export class BenchProcesses {
         LOG_LEVEL: "warn",
         PUBLIC_BASE_URL: this.base,
         INSTANCE_ID: `bench-${name}`,
-        ...this.extra,
         ...env,
       },
     });
@@ -133,13 +124,4 @@ export class BenchProcesses {
     });
   }
 
-  private async untilCurrent(asof: string): Promise<void> {
-    const end = Date.now() + 30_000;
-    while (Date.now() < end) {
-      const r = await fetch(`${this.base}/api/board/status`).catch(() => null);
-      if (r?.status === 200 && ((await r.json()) as { asof_daily?: string }).asof_daily === asof) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`the board did not serve ${asof} within 30 s`);
-  }
 }
