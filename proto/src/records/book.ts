@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { BookCode, Percentile, Score, SectorOrIndex, Symbol } from "./common.js";
 import { EntryState, Light } from "./name-record.js";
+import { EntryBasis, StopBasis } from "./levels.js";
 import { RegimeVerdict } from "./regime.js";
 
 /** An index or sector ETF scored like a name, and whether the book's verdict calls it green. */
@@ -13,6 +14,8 @@ export const Card = z.object({
   state: EntryState,
   above_sma50: z.boolean(),
   green: z.boolean(),
+  /** The book the card's figures are ranked in: the book itself for a member, else the name's own book (macro for ETFs). */
+  ranked_in: BookCode,
 });
 export type Card = z.infer<typeof Card>;
 
@@ -30,7 +33,9 @@ export const LaneEntry = z.object({
   price: z.number().positive(),
   atr_pct: z.number().min(0),
   entry_window: z.object({ low: z.number().positive(), high: z.number().positive() }),
+  entry_basis: EntryBasis,
   stop: z.number().positive(),
+  stop_basis: StopBasis,
   targets: z.tuple([z.number().positive(), z.number().positive()]),
 });
 export type LaneEntry = z.infer<typeof LaneEntry>;

@@ -2,6 +2,7 @@ export * from "./common.js";
 export * from "./freshness.js";
 export * from "./name-record.js";
 export * from "./regime.js";
+export * from "./levels.js";
 export * from "./book.js";
 export * from "./board.js";
 export * from "./directory.js";

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { BookCode, IsoDate, IsoDateTime, PRODUCT, Percentile, Score, SectorOrIndex, Symbol } from "./common.js";
 import { Lane } from "./book.js";
+import { EntryBasis, StopBasis } from "./levels.js";
 import { FreshnessBlock } from "./freshness.js";
-import { EntryState, HoldLabel, Light, LiquidityTier } from "./name-record.js";
+import { EntryState, HoldLabel, Light, LiquidityTier, Trigger } from "./name-record.js";
 import { PermissionLadder, RegimeVerdictCode, Stance } from "./regime.js";
 import { VerdictLine } from "./read-views.js";
 
@@ -14,10 +15,6 @@ const Multiple = z.number().positive();
 const Bars = z.number().int().positive();
 const Conviction = z.number().int().min(0).max(100);
 
-/** What a structural stop is set below: the pullback's low, or a multiple of ATR under the close. */
-export const StopBasis = z.enum(["pullback_low", "atr"]);
-export type StopBasis = z.infer<typeof StopBasis>;
-
 /** Conviction 0-100 read as a word; a name no book's ladder permits never reads above LOW. */
 export const ConvictionLabel = z.enum(["HIGH", "MEDIUM", "LOW", "NONE"]);
 export type ConvictionLabel = z.infer<typeof ConvictionLabel>;
@@ -28,24 +25,39 @@ export type EntryWindow = z.infer<typeof EntryWindow>;
 // ---------------------------------------------------------------------------------------------
 // The engine section of a snapshot (scanner -> board)
 
-/** One name's price levels and conviction as the engine computes them; the board joins them with the name record. */
+/**
+ * Why a name is not a permitted long setup (the first that applies): its entry state is not READY
+ * or SETUP, no book's permission ladder lets it be bought, its liquidity is below C, or its hold
+ * read says EXIT.
+ */
+export const SetupRefusal = z.enum(["state_falling", "state_chase", "state_wait", "not_permitted_by_regime", "illiquid", "hold_exit"]);
+export type SetupRefusal = z.infer<typeof SetupRefusal>;
+
+/**
+ * One name's price levels and conviction as the engine computes them; the board joins them with
+ * the name record. Only a permitted long setup (refusal null) carries an entry window, a stop and
+ * targets; any other name carries nulls there and says why in `refusal`.
+ */
 export const EngineSetup = z.object({
   sym: Symbol,
   /** Wilder ATR in price units, and as a percent of the close. */
   atr: z.number().min(0),
   atr_pct: z.number().min(0),
-  entry_window: EntryWindow,
-  stop: Price,
-  stop_basis: StopBasis,
+  entry_window: EntryWindow.nullable(),
+  entry_basis: EntryBasis.nullable(),
+  stop: Price.nullable(),
+  stop_basis: StopBasis.nullable(),
   /** Highest high of the chandelier window less its ATR multiple: the hold read's trailing line. */
   chandelier_stop: Price,
-  risk_per_share: z.number().min(0),
-  /** One price per target R multiple of the rules, in their order (2R, 3R). */
-  targets: z.array(Price).min(1),
+  risk_per_share: z.number().min(0).nullable(),
+  /** One price per target R multiple of the rules, in their order (2R, 3R); null when not a setup. */
+  targets: z.array(Price).min(1).nullable(),
   conviction: Conviction,
   conviction_label: ConvictionLabel,
   /** The books whose permission ladder lets this name be bought now. */
   permitted: z.array(BookCode),
+  /** Null for a permitted long setup; otherwise why it is not one. */
+  refusal: SetupRefusal.nullable(),
 });
 export type EngineSetup = z.infer<typeof EngineSetup>;
 
@@ -85,7 +97,18 @@ export const EngineRules = z.object({
   }),
   chandelier: z.object({ high_bars: Bars, atr_bars: Bars, atr_multiple: Multiple }),
   targets_r: z.array(Multiple).min(1),
-  entry_window_atr: z.object({ below: z.number().min(0), above: z.number().min(0) }),
+  /**
+   * The entry window from the trigger's pivot: a pullback's band around EMA21 on its trigger bar,
+   * or a breakout's pivot (the highest high of `pivot_bars` bars before it) up to `pivot_above_atr`
+   * ATR above it; a SETUP's window is the pivot it must clear.
+   */
+  entry_window: z.object({
+    pullback_band_atr: z.object({ below: z.number().min(0), above: z.number().min(0) }),
+    pivot_bars: Bars,
+    pivot_above_atr: z.number().min(0),
+  }),
+  /** Sessions of state history the trigger, the light and days_in_state are read over. */
+  state_history_bars: Bars,
   lanes: z.object({ risk_adjusted: LaneRule, swing: LaneRule }),
   regime: z.object({
     ladder: z.array(LadderRule),
@@ -158,14 +181,16 @@ export const NameSetup = z.object({
   entry_q: Score,
   atr: z.number().min(0),
   atr_pct: z.number().min(0),
-  entry_window: EntryWindow,
-  /** The price is inside the entry window now. */
+  /** Null unless the name is a permitted long setup. */
+  entry_window: EntryWindow.nullable(),
+  entry_basis: EntryBasis.nullable(),
+  /** The last price is inside the entry window now (false without a window). */
   in_entry_window: z.boolean(),
-  stop: Price,
-  stop_basis: StopBasis,
+  stop: Price.nullable(),
+  stop_basis: StopBasis.nullable(),
   chandelier_stop: Price,
-  risk_per_share: z.number().min(0),
-  targets: z.array(Target).min(1),
+  risk_per_share: z.number().min(0).nullable(),
+  targets: z.array(Target).min(1).nullable(),
   conviction: Conviction,
   conviction_label: ConvictionLabel,
   hold_q: Score,
@@ -177,8 +202,16 @@ export const NameSetup = z.object({
   lanes: z.array(LanePlace),
   /** Every book of the name, with its verdict and permission. */
   books: z.array(BookPermission).min(1),
-  /** At least one of its books permits it. */
+  /** A permitted long setup: READY or SETUP, a book's ladder permits it, liquid (C or better), not EXIT. */
   permitted: z.boolean(),
+  /** Null when permitted; otherwise why not. */
+  refusal: SetupRefusal.nullable(),
+  /** As the name record: the book its figures are ranked in, the trend template count, the READY trigger behind the window, the sessions in the current state. */
+  ranked_in: BookCode,
+  tt_count: z.number().int().min(0).max(8),
+  trigger: Trigger.nullable(),
+  trigger_date: IsoDate.nullable(),
+  days_in_state: z.number().int().min(1),
 });
 export type NameSetup = z.infer<typeof NameSetup>;
 
@@ -194,6 +227,7 @@ export const LiveLaneEntry = z.object({
   entry_q: Score,
   atr_pct: z.number().min(0),
   entry_window: EntryWindow,
+  entry_basis: EntryBasis,
   stop: Price,
   stop_basis: StopBasis,
   risk_per_share: z.number().min(0),

@@ -24,7 +24,10 @@ export const Snapshot = z
     const names = s.board.names;
     if (setups.length !== names.length || setups.some((e, i) => e.sym !== names[i]!.sym))
       ctx.addIssue({ code: "custom", path: ["engine", "setups"], message: "must hold one setup per name, in the board's names order" });
-    if (setups.some((e) => e.targets.length !== rules.targets_r.length))
+    if (setups.some((e) => e.targets !== null && e.targets.length !== rules.targets_r.length))
       ctx.addIssue({ code: "custom", path: ["engine", "setups"], message: "every setup must have one target per rules.targets_r entry" });
+    const levels = (e: (typeof setups)[number]) => [e.entry_window, e.entry_basis, e.stop, e.stop_basis, e.risk_per_share, e.targets].map((x) => x !== null);
+    if (setups.some((e) => levels(e).some((present) => present !== (e.refusal === null))))
+      ctx.addIssue({ code: "custom", path: ["engine", "setups"], message: "a permitted setup (refusal null) carries its window, stop and targets; any other carries none" });
   });
 export type Snapshot = z.infer<typeof Snapshot>;

@@ -160,7 +160,7 @@ export function buildPublication(input: PublicationInput): Publication {
   }
   if (engine && setups) {
     // Live tier; a snapshot without the engine section serves none of it (read answers 501).
-    put("live-feed", liveFeedView(current, setups), LiveFeedView);
+    put("live-feed", liveFeedView(current, setups, engine.rules.targets_r), LiveFeedView);
     put("live-rules", liveRulesView(current, engine.rules), LiveRulesView);
   }
   const symbols = symbolsView(current);

@@ -35,6 +35,7 @@ function tech(over: Partial<Technicals> = {}): Technicals {
     r252: 0.3,
     rs: 0.19,
     nearHigh: 110 / 115,
+    priorHigh: 112,
     breakout: false,
     reclaimed: false,
     tight: false,
@@ -248,16 +249,31 @@ describe("lanes", () => {
     is_leader: true,
     gap_risk: 50,
     liquidity: "A",
+    hold_label: "HOLD",
     close: 100,
     atr: 2,
-    stop: 97, // 1.5 ATR under the close
+    stop: { price: 97, basis: "atr" }, // 1.5 ATR under the close
+    window: { low: 99, high: 102, basis: "pullback_band" },
     ...over,
   });
 
-  it("prices an entry from its structural stop: targets at 2R and 3R, the window never below the stop", () => {
-    expect(laneEntry(cand({}), 1)).toMatchObject({ price: 100, atr_pct: 2, stop: 97, targets: [106, 109], entry_window: { low: 99, high: 101 } });
-    // A pullback-low stop 0.3 ATR under the close: risk 0.6, and the window's low is the stop.
-    expect(laneEntry(cand({ stop: 99.4 }), 1)).toMatchObject({ stop: 99.4, targets: [101.2, 101.8], entry_window: { low: 99.4, high: 101 } });
+  it("prices an entry from its structural stop: targets at 2R and 3R, the window as the trigger placed it", () => {
+    expect(laneEntry({ ...cand({}), window: { low: 99, high: 102, basis: "pullback_band" } }, 1)).toMatchObject({
+      price: 100,
+      atr_pct: 2,
+      stop: 97,
+      stop_basis: "atr",
+      targets: [106, 109],
+      entry_window: { low: 99, high: 102 },
+      entry_basis: "pullback_band",
+    });
+    // A pullback-low stop 0.3 ATR under the close: risk 0.6.
+    const tight = cand({ stop: { price: 99.4, basis: "pullback_low" } });
+    expect(laneEntry({ ...tight, window: { low: 101, high: 103, basis: "breakout_pivot" } }, 1)).toMatchObject({
+      stop: 99.4,
+      targets: [101.2, 101.8],
+      entry_window: { low: 101, high: 103 },
+    });
   });
 
   it("filters and ranks both lanes", () => {
@@ -269,6 +285,8 @@ describe("lanes", () => {
       cand({ sym: "EEE", gap_risk: 81, entry_q: 70 }), // gappy: off risk-adjusted only
       cand({ sym: "FFF", state: "WAIT", light: "cold" }),
       cand({ sym: "GGG", light: "cold" }), // READY but cold: risk-adjusted only
+      cand({ sym: "HHH", window: null, opp_score: 99 }), // no entry window: no setup, off both lanes
+      cand({ sym: "III", hold_label: "EXIT", opp_score: 99 }), // hold says EXIT: off both lanes
     ]);
     expect(lanes.risk_adjusted.map((e) => e.sym)).toEqual(["BBB", "GGG", "CCC", "AAA"]);
     expect(lanes.swing.map((e) => e.sym)).toEqual(["BBB", "EEE", "AAA"]);

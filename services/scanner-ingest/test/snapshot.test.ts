@@ -3,7 +3,8 @@ import { BOOK_ORDER, BoardSignals, EngineSection, Snapshot, SectorLabel } from "
 import { beforeAll, describe, expect, it } from "vitest";
 import { MarketSimulator } from "../src/market/simulator.js";
 import { BOOKS } from "../src/scoring/books.js";
-import { buildSnapshot } from "../src/snapshot.js";
+import { scoreBoard, type ScoredBoard } from "../src/scoring/board.js";
+import { buildSnapshot, collectBars, cryptoQuotes } from "../src/snapshot.js";
 import { loadUniverse, type Universe } from "../src/universe.js";
 
 const ASOF = "2026-11-20"; // Friday
@@ -14,6 +15,8 @@ let universe: Universe;
 let sim: MarketSimulator;
 let snap: Snapshot;
 let buildMs: number;
+/** The same scan's scoring, with every book's reading of its members (not published as such). */
+let scored: ScoredBoard;
 
 beforeAll(async () => {
   universe = loadUniverse();
@@ -26,6 +29,9 @@ beforeAll(async () => {
   const t1 = performance.now();
   snap = await buildSnapshot({ universe, provider: sim, at: MORNING_AFTER, intraday: false, asofDaily: ASOF });
   buildMs = performance.now() - t1;
+  const o = { universe, provider: sim, at: MORNING_AFTER, intraday: false, asofDaily: ASOF };
+  const series = await collectBars(o);
+  scored = scoreBoard({ universe, series, asofDaily: ASOF, crypto: await cryptoQuotes(o, series) });
   console.log(`snapshot: bar generation ${warmMs.toFixed(0)} ms, build ${buildMs.toFixed(0)} ms (565 names, schema check included)`);
 });
 
@@ -72,11 +78,19 @@ describe("buildSnapshot", () => {
       expect(n.opp_pct).toBeGreaterThanOrEqual(1);
       expect(n.opp_pct).toBeLessThanOrEqual(99);
     }
-    // Within each first book the percentiles run the whole 1..99 scale.
+    // Each book ranks all its members: its percentiles run the whole 1..99 scale (qqq over all 101).
     for (const code of BOOK_ORDER) {
-      const pcts = names.filter((n) => n.bk[0] === code).map((n) => n.opp_pct);
-      expect(Math.min(...pcts)).toBe(1);
-      expect(Math.max(...pcts)).toBe(99);
+      const reading = scored.readings[code];
+      expect(reading.map((r) => r.sym)).toEqual(universe.entries.filter((e) => e.books.includes(code)).map((e) => e.sym));
+      expect(Math.min(...reading.map((r) => r.opp_pct))).toBe(1);
+      expect(Math.max(...reading.map((r) => r.opp_pct))).toBe(99);
+    }
+    expect(scored.readings.qqq).toHaveLength(101);
+    // A record is its first book's reading, and says so.
+    for (const n of names) {
+      expect(n.ranked_in).toBe(n.bk[0]);
+      const { rs_pct: _, ...reading } = scored.readings[n.ranked_in].find((r) => r.sym === n.sym)!;
+      expect(n).toMatchObject(reading);
     }
     const spx = names.filter((n) => n.bk[0] === "spx").map((n) => n.opp_pct);
     expect(new Set(spx).size).toBeGreaterThan(90);
@@ -119,9 +133,10 @@ describe("buildSnapshot", () => {
       const leaders = signals.leaders[code];
       expect(leaders.length).toBeLessThanOrEqual(10);
       expect(leaders).not.toContain(BOOKS[code].index);
-      const scores = leaders.map((s) => bySym.get(s)!);
+      // Leaders as the book reads its members (a name in two books may lead in one only).
+      const reading = new Map(scored.readings[code].map((r) => [r.sym, r]));
+      const scores = leaders.map((s) => reading.get(s)!);
       for (const n of scores) expect(n).toMatchObject({ is_leader: true });
-      for (const n of scores) expect(n.bk).toContain(code);
       expect(scores.map((n) => n.opp_score)).toEqual([...scores.map((n) => n.opp_score)].sort((a, b) => b - a));
     }
     expect(signals.leaders.spx.length).toBeGreaterThan(0);
@@ -182,6 +197,10 @@ describe("buildSnapshot", () => {
     const bySym = new Map(setups.map((e) => [e.sym, e]));
     for (const [i, e] of setups.entries()) {
       const n = snap.board.names[i]!;
+      // Only a permitted long setup has levels: READY or SETUP, permitted, liquid, not EXIT.
+      const setup = ["READY", "SETUP"].includes(n.state) && e.permitted.length > 0 && n.liquidity !== "D" && n.hold_label !== "EXIT";
+      expect(e.refusal === null, e.sym).toBe(setup);
+      if (e.targets === null || e.stop === null || e.entry_window === null || e.risk_per_share === null) continue;
       if (e.atr > 0) {
         expect(e.stop, e.sym).toBeLessThan(n.price);
         expect(e.targets[0]!, e.sym).toBeGreaterThan(n.price);
@@ -189,7 +208,7 @@ describe("buildSnapshot", () => {
       }
       expect(e.entry_window.low).toBeGreaterThanOrEqual(e.stop);
       // Targets at the published R multiples of the risk, within rounding to cents.
-      rules.targets_r.forEach((r, k) => expect(Math.abs(e.targets[k]! - (n.price + r * e.risk_per_share)), e.sym).toBeLessThan(0.02 + r * 0.005));
+      rules.targets_r.forEach((r, k) => expect(Math.abs(e.targets![k]! - (n.price + r * e.risk_per_share!)), e.sym).toBeLessThan(0.02 + r * 0.005));
       if (e.stop_basis === "atr" && n.price - rules.stop.atr_multiple * e.atr > 0.01)
         expect(Math.abs(e.stop - (n.price - rules.stop.atr_multiple * e.atr)), e.sym).toBeLessThan(0.02);
       else if (e.stop_basis === "pullback_low") {
@@ -201,7 +220,8 @@ describe("buildSnapshot", () => {
       if (e.permitted.length === 0) expect(e.conviction).toBeLessThanOrEqual(rules.conviction.unpermitted_max);
       for (const code of e.permitted) expect(n.bk).toContain(code);
     }
-    expect(new Set(setups.map((e) => e.stop_basis))).toEqual(new Set(["atr", "pullback_low"]));
+    expect(new Set(setups.map((e) => e.stop_basis))).toEqual(new Set(["atr", "pullback_low", null]));
+    expect(setups.some((e) => e.refusal === null)).toBe(true);
     expect(new Set(setups.map((e) => e.conviction_label)).size).toBeGreaterThanOrEqual(3);
 
     for (const code of BOOK_ORDER) {
@@ -211,8 +231,13 @@ describe("buildSnapshot", () => {
         expect(lanes[lane].length).toBeLessThanOrEqual(rule.size);
         for (const entry of lanes[lane]) {
           const e = bySym.get(entry.sym)!;
-          // A lane entry and its setup are the same levels.
-          expect(entry).toMatchObject({ stop: e.stop, targets: e.targets, entry_window: e.entry_window, atr_pct: e.atr_pct });
+          const n = snap.board.names.find((x) => x.sym === entry.sym)!;
+          // A lane is its book's reading; stop and targets never depend on the book, the window (from the trigger) may.
+          expect(entry).toMatchObject({ stop_basis: entry.stop_basis, atr_pct: e.atr_pct });
+          if (e.targets !== null) expect(entry).toMatchObject({ stop: e.stop, targets: e.targets });
+          if (n.ranked_in === code) expect(entry).toMatchObject({ entry_window: e.entry_window, entry_basis: e.entry_basis, stop: e.stop });
+          const r = scored.readings[code].find((x) => x.sym === entry.sym)!;
+          expect(entry).toMatchObject({ state: r.state, light: r.light, opp_score: r.opp_score, entry_q: r.entry_q, is_leader: r.is_leader });
           expect(e.permitted).toContain(code);
           expect(rule.states).toContain(entry.state);
           if (rule.light) expect(entry.light).toBe(rule.light);
@@ -228,12 +253,13 @@ describe("buildSnapshot", () => {
     expect(rules.cadence).toEqual({ refresh_minutes: 5, morning_lead_minutes: 90, timezone: "America/New_York", crypto: "us_weekdays" });
   });
 
-  it("stays small: JSON under 400 KB, of which the engine section is under 160 KB (sizes printed)", () => {
+  // 400 KB before the trigger, days in state, trend count and ranking book joined every record (about 60 KB).
+  it("stays small: JSON under 480 KB, of which the engine section is under 160 KB (sizes printed)", () => {
     const json = JSON.stringify(snap);
     const gz = gzipSync(json).length;
     const engine = JSON.stringify(snap.engine).length;
     console.log(`snapshot: ${json.length} bytes of JSON (engine section ${engine}), ${gz} gzipped`);
-    expect(json.length).toBeLessThan(400_000);
+    expect(json.length).toBeLessThan(480_000);
     expect(engine).toBeLessThan(160_000);
   });
 

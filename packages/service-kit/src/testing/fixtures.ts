@@ -51,6 +51,11 @@ export function fixtureSnapshot(opts: { asofDaily: string; computedAt: string; s
       dollar_volume: 1e6 * (v + 1),
       adv20_usd: 1e6 * (v + 2),
       liquidity: v > 50 ? "A" : "C",
+      ranked_in: book,
+      tt_count: v % 9,
+      trigger: states[i % 5] === "READY" ? (i % 2 === 0 ? "pullback" : "breakout") : null,
+      trigger_date: states[i % 5] === "READY" ? opts.asofDaily : null,
+      days_in_state: 1 + (v % 12),
     };
   });
   const sectorEtfs = Object.fromEntries(sectors.map((s, i) => [s, `E${String.fromCharCode(65 + i)}X`])) as Record<SectorLabel, string>;
@@ -65,6 +70,7 @@ export function fixtureSnapshot(opts: { asofDaily: string; computedAt: string; s
       state: states[k % 5] ?? "WAIT",
       above_sma50: score >= 40,
       green,
+      ranked_in: "macro",
     };
   };
   const verdict: RegimeVerdictCode = (["NAMES_ON", "SELECTIVE", "SECTORS_ON", "INDEX_ONLY", "RISK_OFF"] as const)[seed % 5] ?? "NAMES_ON";

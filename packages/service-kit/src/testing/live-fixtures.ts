@@ -14,6 +14,7 @@ import {
   type LaneEntry,
   type NameRecord,
   type PermissionLadder,
+  type SetupRefusal,
 } from "@board/proto";
 import { fixtureSnapshot } from "./fixtures.js";
 
@@ -23,7 +24,8 @@ export const FIXTURE_ENGINE_RULES: EngineRules = {
   stop: { atr_multiple: 1.5, pullback_lookback_bars: 10, pullback_buffer_atr: 0.1, pullback_min_risk_atr: 0.5, pullback_max_risk_atr: 3 },
   chandelier: { high_bars: 22, atr_bars: 22, atr_multiple: 3 },
   targets_r: [2, 3],
-  entry_window_atr: { below: 0.5, above: 0.5 },
+  entry_window: { pullback_band_atr: { below: 0.5, above: 1.5 }, pivot_bars: 20, pivot_above_atr: 1 },
+  state_history_bars: 64,
   lanes: {
     risk_adjusted: { size: 10, states: ["READY", "SETUP"], light: null, max_gap_risk: 80, min_liquidity: "C", rank_by: "opp_score_per_atr_pct" },
     swing: { size: 10, states: ["READY"], light: "firing", max_gap_risk: null, min_liquidity: "C", rank_by: "entry_q" },
@@ -87,19 +89,37 @@ function engineSetup(r: NameRecord, permitted: BookCode[], i: number, rules: Eng
   const raw = Math.round((r.opp_score + r.entry_q) / 2);
   const conviction = permitted.length > 0 ? raw : Math.min(raw, rules.conviction.unpermitted_max);
   const label: ConvictionLabel = rules.conviction.labels.find((l) => conviction >= l.min)!.label;
+  // As the scanner: only a permitted long setup carries levels; others say why not.
+  const refusal: SetupRefusal | null =
+    r.state === "FALLING"
+      ? "state_falling"
+      : r.state === "CHASE"
+        ? "state_chase"
+        : r.state === "WAIT"
+          ? "state_wait"
+          : permitted.length === 0
+            ? "not_permitted_by_regime"
+            : r.hold_label === "EXIT"
+              ? "hold_exit"
+              : null;
+  const setup = refusal === null;
+  // A window that holds the price for even rows, above it (a pivot not yet cleared) for odd ones.
+  const window = i % 2 === 0 ? { low: cents(Math.max(stop, r.price - 0.5 * atr)), high: cents(r.price + 0.5 * atr) } : { low: cents(r.price + 0.2 * atr), high: cents(r.price + 1.2 * atr) };
   return {
     sym: r.sym,
     atr: Math.round(atr * 10_000) / 10_000,
     atr_pct: 2,
-    entry_window: { low: cents(Math.max(stop, r.price - 0.5 * atr)), high: cents(r.price + 0.5 * atr) },
-    stop: cents(stop),
-    stop_basis: pullback ? "pullback_low" : "atr",
+    entry_window: setup ? window : null,
+    entry_basis: setup ? (r.state === "SETUP" ? "setup_pivot" : pullback ? "pullback_band" : "breakout_pivot") : null,
+    stop: setup ? cents(stop) : null,
+    stop_basis: setup ? (pullback ? "pullback_low" : "atr") : null,
     chandelier_stop: cents(r.price - 3 * atr),
-    risk_per_share: Math.round(risk * 100) / 100,
-    targets: rules.targets_r.map((m) => cents(r.price + m * risk)),
+    risk_per_share: setup ? Math.round(risk * 100) / 100 : null,
+    targets: setup ? rules.targets_r.map((m) => cents(r.price + m * risk)) : null,
     conviction,
     conviction_label: label,
     permitted,
+    refusal,
   };
 }
 
@@ -114,9 +134,11 @@ function laneEntry(r: NameRecord, e: EngineSetup, rank: number): LaneEntry {
     is_leader: r.is_leader,
     price: r.price,
     atr_pct: e.atr_pct,
-    entry_window: e.entry_window,
-    stop: e.stop,
-    targets: [e.targets[0]!, e.targets[1]!],
+    entry_window: e.entry_window!,
+    entry_basis: e.entry_basis!,
+    stop: e.stop!,
+    stop_basis: e.stop_basis!,
+    targets: [e.targets![0]!, e.targets![1]!],
   };
 }
 
@@ -135,7 +157,7 @@ export function liveSnapshot(opts: Parameters<typeof fixtureSnapshot>[0], rules:
   const bySym = new Map(setups.map((e) => [e.sym, e]));
   const books = { ...s.board.books };
   for (const code of BOOK_ORDER) {
-    const permitted = names.filter((r) => bySym.get(r.sym)!.permitted.includes(code));
+    const permitted = names.filter((r) => bySym.get(r.sym)!.permitted.includes(code) && bySym.get(r.sym)!.refusal === null);
     const rank = (rs: NameRecord[], key: (r: NameRecord) => number) =>
       rs
         .sort((a, b) => key(b) - key(a) || (a.sym < b.sym ? -1 : 1))

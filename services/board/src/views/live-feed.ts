@@ -9,23 +9,28 @@ function setupOf(setups: ReadonlyMap<string, NameSetup>, sym: string): NameSetup
   return s;
 }
 
-/** A lane entry with its setup's levels (the same levels the scanner priced the lane with) and conviction. */
-function liveLaneEntry(entry: LaneEntry, s: NameSetup): LiveLaneEntry {
+/**
+ * A lane entry as its book priced it (a name in two books is read by each: its state, light and
+ * levels in this lane are this book's), with the name's conviction.
+ */
+function liveLaneEntry(entry: LaneEntry, s: NameSetup, targetsR: readonly number[]): LiveLaneEntry {
   return {
     rank: entry.rank,
-    sym: s.sym,
-    price: s.price,
-    state: s.state,
-    light: s.light,
-    is_leader: s.is_leader,
-    opp_score: s.opp_score,
-    entry_q: s.entry_q,
-    atr_pct: s.atr_pct,
-    entry_window: s.entry_window,
-    stop: s.stop,
-    stop_basis: s.stop_basis,
-    risk_per_share: s.risk_per_share,
-    targets: s.targets,
+    sym: entry.sym,
+    price: entry.price,
+    state: entry.state,
+    light: entry.light,
+    is_leader: entry.is_leader,
+    opp_score: entry.opp_score,
+    entry_q: entry.entry_q,
+    atr_pct: entry.atr_pct,
+    entry_window: entry.entry_window,
+    entry_basis: entry.entry_basis,
+    stop: entry.stop,
+    stop_basis: entry.stop_basis,
+    risk_per_share: Math.max(0, Math.round((entry.price - entry.stop) * 100) / 100),
+    // A lane prices its first targets (2R and 3R) in the order of the rules' R multiples.
+    targets: entry.targets.slice(0, targetsR.length).map((price, i) => ({ r: targetsR[i]!, price })),
     conviction: s.conviction,
     conviction_label: s.conviction_label,
   };
@@ -39,7 +44,7 @@ const byConviction = (a: NameSetup, b: NameSetup) =>
  * /api/live/feed: per book the verdict line, permission ladder and both lanes with their levels
  * and conviction; then the candidates, every name in any lane once, with its full setup, ranked.
  */
-export function liveFeedView(board: BoardContent, setups: ReadonlyMap<string, NameSetup>): Content<LiveFeedView> {
+export function liveFeedView(board: BoardContent, setups: ReadonlyMap<string, NameSetup>, targetsR: readonly number[]): Content<LiveFeedView> {
   const served = new Set<string>();
   const books = Object.fromEntries(
     board.book_order.map((code) => {
@@ -48,7 +53,7 @@ export function liveFeedView(board: BoardContent, setups: ReadonlyMap<string, Na
       const lane = (entries: readonly LaneEntry[]) =>
         entries.map((entry) => {
           served.add(entry.sym);
-          return liveLaneEntry(entry, setupOf(setups, entry.sym));
+          return liveLaneEntry(entry, setupOf(setups, entry.sym), targetsR);
         });
       return [
         code,

@@ -61,9 +61,19 @@ export function plainRules(r: EngineRules): LiveRule[] {
     { topic: "lanes", text: laneText("Risk-adjusted lane", r.lanes.risk_adjusted) },
     { topic: "lanes", text: laneText("Swing lane", r.lanes.swing) },
     {
+      topic: "trigger",
+      text:
+        "A READY trigger is the bar on which a name entered READY, or a breakout bar while it is READY. The light is firing " +
+        `when the trigger was on today's or yesterday's bar. States are read over the last ${r.state_history_bars} sessions.`,
+    },
+    {
       topic: "entry",
       text:
-        `Entry window: from ${r.entry_window_atr.below} ATR under the price (never below the stop) to ${r.entry_window_atr.above} ATR over it. ` +
+        "Only a permitted long setup (READY or SETUP, permitted by a book's ladder, liquid, not EXIT) has an entry window, a stop and targets. " +
+        `The window comes from the trigger's pivot: after a pullback, ${r.entry_window.pullback_band_atr.below} ATR under to ` +
+        `${r.entry_window.pullback_band_atr.above} ATR over the 21-day EMA of the trigger's bar; after a breakout, from its pivot ` +
+        `(the highest high of the ${r.entry_window.pivot_bars} bars before it) to ${r.entry_window.pivot_above_atr} ATR above; ` +
+        "for a SETUP, the pivot a breakout must clear. Never below the stop. " +
         `ATR is the ${r.atr_bars}-day Wilder average true range.`,
     },
     {

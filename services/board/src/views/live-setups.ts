@@ -75,13 +75,15 @@ function nameSetup(
     atr: e.atr,
     atr_pct: e.atr_pct,
     entry_window: e.entry_window,
-    in_entry_window: r.price >= e.entry_window.low && r.price <= e.entry_window.high,
+    entry_basis: e.entry_basis,
+    // The window comes from the trigger's pivot, not from this price, so the price can be outside it.
+    in_entry_window: e.entry_window !== null && r.price >= e.entry_window.low && r.price <= e.entry_window.high,
     stop: e.stop,
     stop_basis: e.stop_basis,
     chandelier_stop: e.chandelier_stop,
     risk_per_share: e.risk_per_share,
     // The snapshot's contract guarantees one price per R multiple.
-    targets: rules.targets_r.map((multiple, i) => ({ r: multiple, price: e.targets[i]! })),
+    targets: e.targets && rules.targets_r.map((multiple, i) => ({ r: multiple, price: e.targets![i]! })),
     conviction: e.conviction,
     conviction_label: e.conviction_label,
     hold_q: r.hold_q,
@@ -91,6 +93,12 @@ function nameSetup(
     gap_risk: r.gap_risk,
     lanes,
     books,
-    permitted: e.permitted.length > 0,
+    permitted: e.refusal === null,
+    refusal: e.refusal,
+    ranked_in: r.ranked_in,
+    tt_count: r.tt_count,
+    trigger: r.trigger,
+    trigger_date: r.trigger_date,
+    days_in_state: r.days_in_state,
   };
 }

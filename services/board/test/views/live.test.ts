@@ -33,19 +33,28 @@ function expectSetup(s: NameSetup) {
     atr: e.atr,
     atr_pct: e.atr_pct,
     entry_window: e.entry_window,
+    entry_basis: e.entry_basis,
     stop: e.stop,
     stop_basis: e.stop_basis,
     chandelier_stop: e.chandelier_stop,
     risk_per_share: e.risk_per_share,
     conviction: e.conviction,
     conviction_label: e.conviction_label,
-    permitted: e.permitted.length > 0,
+    permitted: e.refusal === null,
+    refusal: e.refusal,
   });
-  expect(s.targets).toEqual([
-    { r: 2, price: e.targets[0] },
-    { r: 3, price: e.targets[1] },
-  ]);
-  expect(s.in_entry_window).toBe(s.price >= s.entry_window.low && s.price <= s.entry_window.high);
+  // Only a permitted long setup carries levels; the window is the trigger's, so the price may be outside it.
+  if (e.targets === null) {
+    expect(s.targets).toBeNull();
+    expect(s.entry_window).toBeNull();
+    expect(s.in_entry_window).toBe(false);
+  } else {
+    expect(s.targets).toEqual([
+      { r: 2, price: e.targets[0] },
+      { r: 3, price: e.targets[1] },
+    ]);
+    expect(s.in_entry_window).toBe(s.price >= s.entry_window!.low && s.price <= s.entry_window!.high);
+  }
   expect(s.books).toEqual(
     r.bk.map((book) => ({ book, verdict: board.books[book]!.regime.verdict, stance: board.books[book]!.regime.stance, permitted: e.permitted.includes(book) })),
   );
@@ -118,14 +127,15 @@ describe("live views", () => {
     const text = rules.rules.map((r) => r.text).join("\n");
     for (const phrase of ["every 5 minutes", "90 minutes before each open", "1.5 ATR under the price", "2R and 3R", "last 10 bars", "NAMES_ON (risk-on)", "RISK_OFF (stand-down): nothing is permitted", "INDEX_ONLY (stand-down): the book's index, no single names", "HIGH from 70", "EXIT below 20", "at most 49", "up to 10 permitted READY names, with the light firing"])
       expect(text).toContain(phrase);
-    expect(new Set(rules.rules.map((r) => r.topic))).toEqual(new Set(["cadence", "regime", "ladder", "lanes", "entry", "stop", "targets", "hold", "conviction", "candidates"]));
+    expect(new Set(rules.rules.map((r) => r.topic))).toEqual(new Set(["cadence", "regime", "ladder", "lanes", "trigger", "entry", "stop", "targets", "hold", "conviction", "candidates"]));
     // Other parameters, other words: nothing in the prose is typed by hand.
     const changed = { ...FIXTURE_ENGINE_RULES, stop: { ...FIXTURE_ENGINE_RULES.stop, atr_multiple: 2.25 }, targets_r: [1.5, 2.5, 4], cadence: { ...FIXTURE_ENGINE_RULES.cadence, refresh_minutes: 7 } };
     const other = readerOf(publicationOf(liveSnapshot({ asofDaily: "2026-11-20", computedAt: "2026-11-20T09:55:00-08:00", seed: 5, names: 40 }, changed)));
     const otherText = LiveRulesView.parse(other.json("live-rules").body).rules.map((r) => r.text).join("\n");
     for (const phrase of ["every 7 minutes", "2.25 ATR under the price", "1.5R, 2.5R and 4R"]) expect(otherText).toContain(phrase);
-    const setup = LiveSetupView.parse(other.json("live-setup", { sym: "TC0" }).body).names[0]!;
-    expect(setup.targets.map((t) => t.r)).toEqual([1.5, 2.5, 4]);
+    const withTargets = LiveSetupView.parse(other.json("live-setup").body).names.filter((n) => n.targets !== null);
+    expect(withTargets.length).toBeGreaterThan(0);
+    for (const setup of withTargets) expect(setup.targets!.map((t) => t.r)).toEqual([1.5, 2.5, 4]);
   });
 
   it("setup without sym: every name's setup, in the board's order", () => {
@@ -133,7 +143,11 @@ describe("live views", () => {
     expect(v.names.map((s) => s.sym)).toEqual(board.names.map((r) => r.sym));
     expect(v.unknown).toEqual([]);
     for (const s of v.names) expectSetup(s);
-    expect(new Set(v.names.map((s) => s.stop_basis))).toEqual(new Set(["atr", "pullback_low"]));
+    expect(new Set(v.names.map((s) => s.stop_basis))).toEqual(new Set(["atr", "pullback_low", null]));
+    // Only permitted long setups carry levels; every other name says why not.
+    for (const s of v.names) expect(s.permitted).toBe(s.refusal === null && s.targets !== null);
+    expect(v.names.some((s) => s.permitted && !s.in_entry_window)).toBe(true);
+    expect(v.names.filter((s) => s.state === "FALLING").every((s) => s.targets === null && s.refusal === "state_falling")).toBe(true);
   });
 
   it("setup with sym: the batch in request order, once each, unknown symbols listed; the directory when none is known", () => {
@@ -173,14 +187,20 @@ describe("without the engine section", () => {
     const { body } = read.json("agent");
     expect(Object.keys(body)).not.toContain("engine");
     expect(JSON.stringify(body)).not.toContain("conviction");
-    expect(JSON.stringify(read.json("buylist").body)).not.toContain("stop_basis");
+    expect(JSON.stringify(read.json("buylist").body)).not.toContain("conviction");
+    expect(JSON.stringify(read.json("buylist").body)).not.toContain("chandelier");
   });
 
   it("a snapshot whose engine section misses a name or a target fails its contract", () => {
     const { engine: e, ...rest } = liveToday;
     expect(Snapshot.safeParse({ ...rest, engine: { ...e!, setups: e!.setups.slice(1) } }).success).toBe(false);
-    const short = e!.setups.map((s, i) => (i === 3 ? { ...s, targets: s.targets.slice(0, 1) } : s));
+    const k = e!.setups.findIndex((s) => s.targets !== null);
+    const short = e!.setups.map((s, i) => (i === k ? { ...s, targets: s.targets!.slice(0, 1) } : s));
     expect(Snapshot.safeParse({ ...rest, engine: { ...e!, setups: short } }).success).toBe(false);
+    // Levels without a permitted setup, or a permitted setup without them, break the contract too.
+    const j = e!.setups.findIndex((s) => s.targets === null);
+    const leaked = e!.setups.map((s, i) => (i === j ? { ...s, targets: [1, 2] } : s));
+    expect(Snapshot.safeParse({ ...rest, engine: { ...e!, setups: leaked } }).success).toBe(false);
     expect(Snapshot.safeParse(liveToday).success).toBe(true);
   });
 });

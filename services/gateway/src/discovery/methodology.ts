@@ -16,10 +16,10 @@ export const METHODOLOGY_SECTIONS: readonly { readonly title: string; readonly b
   {
     title: "Per name",
     body: `- **Relative strength** blends the name's returns over roughly three, six, nine and twelve
-  months, the nearest quarter weighted most, and ranks it against the universe.
-- **The trend template** counts how many of eight classic conditions hold: the price above
-  its medium and long averages, those averages stacked and rising, the price well off its
-  yearly low and near its yearly high, and strong relative strength.
+  months, the nearest quarter weighted most, and ranks it within the book.
+- **The trend template** counts how many of eight classic conditions hold (\`tt_count\`, 0 to 8):
+  the price above its medium and long averages, those averages stacked and rising, the price
+  well off its yearly low and near its yearly high, and strong relative strength.
 - **Entry quality** rewards a price close to its short trend line, a range that has
   tightened, and volume that has dried up: a calm place to enter rather than a stretched one.
 - **Opportunity** (0-100) blends relative strength, the trend template, closeness to the
@@ -32,11 +32,35 @@ export const METHODOLOGY_SECTIONS: readonly { readonly title: string; readonly b
 - **Entry state**, first match wins: FALLING (below its medium average and weakening),
   CHASE (too far above its short average for its volatility), READY (an uptrend with a
   pullback that reclaimed its short trend line, or a breakout on heavy volume), SETUP (a
-  strong trend in a tight range, not yet triggered), otherwise WAIT. The light is firing on
-  the day of a READY trigger and the day after.
+  strong trend in a tight range, not yet triggered), otherwise WAIT. \`days_in_state\` counts
+  the sessions the name has been in its state, today included (64 means 64 or more).
+- **The trigger and the light.** A READY trigger is the session on which a name entered
+  READY, or a breakout session (a close above the prior twenty-day high on heavy volume)
+  while it is READY. \`trigger\` says which (breakout or pullback) and \`trigger_date\` when,
+  for the READY run that holds today or ended yesterday. The light is firing when that
+  trigger was today's or yesterday's session, and cold otherwise: a name can stay READY for
+  weeks with its light cold.
 - **Leadership**, **growth** (the steadiness and slope of the last ninety days), **gap risk**
   (how large the name's overnight gaps are for its volatility; zero for crypto) and
   **liquidity** (20-day average dollar volume, tiers A to D) complete the read.`,
+  },
+  {
+    title: "Ranks, books and ties",
+    body: `Every percentile (relative strength, closeness to the high, tightness, volume dry-up,
+strength against the sector, growth, gap risk and opportunity) is ranked among the members of
+one book, never across the whole universe, on a 1 to 99 scale: the lowest member is 1, the
+highest 99, evenly by rank between. Members with equal values share their average rank; a
+value that cannot be computed is not ranked and reads 50, as does a book with a single
+member. The crypto book has two members, so its ranks are 1 and 99.
+
+A name in two books (most Nasdaq-100 names are also in the S&P 500) is read once per book:
+each book's lanes, leaders and index card rank it among that book's own members (the
+Nasdaq-100 book among all of its 101), so its state, light and scores there are that book's.
+The name record carries the reading of its first book (S&P 500 before Nasdaq-100), and
+\`ranked_in\` names it. Cards of ETFs that are not members of the book (the S&P 500 and
+Nasdaq-100 index cards, every sector card) carry the ETF's own reading in the macro book and
+say so in \`ranked_in\`. Past sessions are read the same way: each session's trend template
+ranks relative strength among the book's members on that session.`,
   },
   {
     title: "Per book",
@@ -50,10 +74,23 @@ against their medium averages on the UTC daily close.
 
 The verdict sets a permission ladder: nothing, the index only, sectors in uptrends, leaders
 in the strongest sectors, or any name in a green sector. The buy-list lanes take permitted
-names only: a risk-adjusted lane (READY or SETUP names ranked by opportunity per unit of
+long setups only: a risk-adjusted lane (READY or SETUP names ranked by opportunity per unit of
 volatility, liquid enough, without outsized gap risk) and a swing lane (READY names with the
-light firing, ranked by entry quality), each with an entry window, a structural stop and
-targets at two and three times the risk.`,
+light firing, ranked by entry quality).`,
+  },
+  {
+    title: "Entry windows, stops and targets",
+    body: `Only a permitted long setup carries levels: a READY or SETUP name that its book's ladder
+permits, with liquidity C or better and a hold read above EXIT. Every other name says why not
+(its state, the regime, liquidity or its hold read) and carries no window, stop or targets.
+
+The entry window comes from the trigger's pivot, not from today's price, so a name can be
+outside it: after a pullback, the band around the short trend line on the trigger's session
+(half an ATR under to one and a half over); after a breakout, from the level it broke (the
+prior twenty-day high) to one ATR above; for a SETUP, the level a breakout must clear. The
+window never reaches below the stop. The structural stop sits just under the pullback's low,
+or one and a half ATR under the price; targets sit at two and three times the risk above the
+price.`,
   },
 ];
 

@@ -30,13 +30,23 @@ import {
   type Technicals,
 } from "./features.js";
 import { RatioLine, completedEnd, equityRegimeBars, trendBars } from "./history.js";
+import { readBook, type BookFigures, type MemberInput } from "./book-figures.js";
 import { buildLanes, type LaneCandidate } from "./lanes.js";
-import { percentileRanks, percentileRanksWithin } from "./percentile.js";
 import { cryptoRegime, equityRegime, trendOf, type SectorRead, type TrendRead } from "./regime.js";
-import { cryptoNightOf, cryptoSignalOf, leadersOf, moversOf, topVolumeOf, tradfiRiskOf, type CryptoQuote, type TradfiMember } from "./signals.js";
-import { chandelierStop, setupOf, structuralStop, type StructuralStop } from "./setup.js";
-import { entryState, holdLabel, lightOf, liquidityTier, trendTemplate } from "./state.js";
-import { ENTRY_Q, HOLD, LEADER, OPP_WEIGHTS, WINDOWS, YEAR_BARS } from "./weights.js";
+import {
+  cryptoNightOf,
+  cryptoSignalOf,
+  leadersOf,
+  moversOf,
+  topVolumeOf,
+  tradfiRiskOf,
+  type CryptoQuote,
+  type LeaderCandidate,
+  type TradfiMember,
+} from "./signals.js";
+import { chandelierStop, entryWindowOf, setupOf, structuralStop, type StructuralStop } from "./setup.js";
+import { holdLabel, liquidityTier } from "./state.js";
+import { STATE_HISTORY_BARS, WINDOWS, YEAR_BARS } from "./weights.js";
 
 /** A name's bars, oldest first; `partial` when the last one is today's bar still in progress. */
 export type NameBars = { bars: readonly Bar[]; partial: boolean };
@@ -58,8 +68,48 @@ export type ScoreInput = {
   crypto: CryptoQuotes;
 };
 
-/** `setups`: one per name, in the names' order (the snapshot's engine section). */
-export type ScoredBoard = { names: NameRecord[]; books: Record<BookCode, Book>; signals: BoardSignals; setups: EngineSetup[] };
+/**
+ * A book's reading of one member, as published fields would show it: the record's figures
+ * ranked among that book's members. The record of a name is its first book's reading.
+ */
+export type BookReading = Pick<
+  NameRecord,
+  "sym" | "opp_score" | "opp_pct" | "state" | "prev_state" | "light" | "entry_q" | "hold_q" | "is_leader" | "growth_score" | "gap_risk" | "tt_count" | "trigger" | "trigger_date" | "days_in_state"
+> & { rs_pct: number };
+
+/**
+ * `setups`: one per name, in the names' order (the snapshot's engine section). `readings`: every
+ * book's reading of each of its members, in the universe's order (what its lanes, cards and
+ * leaders were built from; not published as such).
+ */
+export type ScoredBoard = {
+  names: NameRecord[];
+  books: Record<BookCode, Book>;
+  signals: BoardSignals;
+  setups: EngineSetup[];
+  readings: Record<BookCode, BookReading[]>;
+};
+
+function readingOf(sym: string, f: BookFigures): BookReading {
+  return {
+    sym,
+    opp_score: f.oppScore,
+    opp_pct: f.oppPct,
+    state: f.state,
+    prev_state: f.prevState,
+    light: f.light,
+    entry_q: score(f.entryQ),
+    hold_q: score(f.holdQ),
+    is_leader: f.isLeader,
+    growth_score: score(f.growthPct),
+    gap_risk: score(f.gapPct),
+    tt_count: f.tt,
+    trigger: f.trigger,
+    trigger_date: f.triggerBar?.date ?? null,
+    days_in_state: f.daysInState,
+    rs_pct: f.rsPct,
+  };
+}
 
 const round = (x: number, dp: number) => {
   const f = 10 ** dp;
@@ -73,26 +123,25 @@ type Scored = {
   /** The last bar is today's partial bar. */
   partial: boolean;
   now: Technicals;
+  /** The record: its first book's reading (ranked_in). */
   record: NameRecord;
   stop: StructuralStop;
   chandelier: number;
+  /** The name's reading in each of its books, and the record's one. */
+  byBook: Map<BookCode, BookFigures>;
+  home: BookFigures;
 };
-
-/** Is today's relative line (name over index) above its own 50-bar average? Dates align by label. */
-function relativeAboveAverage(name: PreparedBars, index: ReadonlyMap<string, number>): boolean {
-  const rel: number[] = [];
-  for (let i = name.close.length - 1; i >= 0 && rel.length < WINDOWS.leaderRelative; i--) {
-    const ic = index.get(name.dates[i]!);
-    if (ic !== undefined) rel.push(name.close[i]! / ic);
-  }
-  const today = index.get(name.dates[name.dates.length - 1]!);
-  if (today === undefined || rel.length === 0) return false;
-  const mean = rel.reduce((a, b) => a + b, 0) / rel.length;
-  return rel[0]! > mean;
-}
 
 function closeByDate(p: PreparedBars): Map<string, number> {
   return new Map(p.dates.map((d, i) => [d, p.close[i]!]));
+}
+
+/** Technicals of the last STATE_HISTORY_BARS + 1 bars, oldest first; null before the first bar. */
+function historyOf(p: PreparedBars): (Technicals | null)[] {
+  const last = p.close.length - 1;
+  const out: (Technicals | null)[] = [];
+  for (let k = STATE_HISTORY_BARS; k >= 0; k--) out.push(last - k >= 0 ? technicalsAt(p, last - k) : null);
+  return out;
 }
 
 function scoreNames(input: ScoreInput): Scored[] {
@@ -103,19 +152,8 @@ function scoreNames(input: ScoreInput): Scored[] {
     return prepareBars(s.bars);
   });
   const last = prepared.map((p) => p.close.length - 1);
-  const now = prepared.map((p, i) => technicalsAt(p, last[i]!));
-  const prev = prepared.map((p, i) => technicalsAt(p, last[i]! - 1));
-
-  // Cross-sectional percentiles over the whole universe (opp_pct alone is per book, below).
-  const rsPct = percentileRanks(now.map((t) => t.rs));
-  const rsPctPrev = percentileRanks(prev.map((t) => t.rs));
-  const nearPct = percentileRanks(now.map((t) => t.nearHigh));
-  const tightPct = percentileRanks(now.map((t) => t.atrShort / t.atrLong));
-  const dryPct = percentileRanks(now.map((t) => 1 - t.volumeShort / t.volumeLong));
-  const growthPct = percentileRanks(
-    prepared.map((p, i) => growthRaw(p, last[i]!, entries[i]!.kind === "crypto" ? YEAR_BARS.crypto : YEAR_BARS.equity)),
-  );
-  const gapPct = percentileRanks(prepared.map((p, i) => (entries[i]!.kind === "crypto" ? Number.NaN : gapRaw(p, last[i]!))));
+  const histories = prepared.map(historyOf);
+  const now = histories.map((h) => h[h.length - 1]!);
 
   const indexOf = new Map(entries.map((e, i) => [e.sym, i]));
   const nowOf = (sym: string): Technicals => {
@@ -126,50 +164,42 @@ function scoreNames(input: ScoreInput): Scored[] {
   // r63 against the sector ETF; a sector ETF itself, an Index name or a crypto asset against its first book's index.
   const referenceOf = (e: UniverseEntry): string =>
     e.kind === "crypto" || e.sector === "Index" || sectorEtfs[e.sector] === e.sym ? BOOKS[e.books[0]!].index : sectorEtfs[e.sector];
-  const relPct = percentileRanks(entries.map((e, i) => now[i]!.r63 - nowOf(referenceOf(e)).r63));
-  const indexCloses = new Map<string, Map<string, number>>();
-  const indexClosesOf = (sym: string) => {
-    let m = indexCloses.get(sym);
-    if (!m) indexCloses.set(sym, (m = closeByDate(prepared[indexOf.get(sym)!]!)));
-    return m;
-  };
   const sectorAbove = (sector: SectorOrIndex, self: Technicals) => {
     const t = sector === "Index" ? self : nowOf(sectorEtfs[sector]);
     return t.close > t.sma50;
   };
+  const inputs = entries.map(
+    (e, i): MemberInput => ({
+      history: histories[i]!,
+      bars: prepared[i]!,
+      referenceR63: nowOf(referenceOf(e)).r63,
+      growthRaw: growthRaw(prepared[i]!, last[i]!, e.kind === "crypto" ? YEAR_BARS.crypto : YEAR_BARS.equity),
+      gapRaw: e.kind === "crypto" ? Number.NaN : gapRaw(prepared[i]!, last[i]!),
+      sectorAbove: sectorAbove(e.sector, now[i]!),
+      crypto: e.kind === "crypto",
+    }),
+  );
 
-  const scored = entries.map((entry, i): Scored => {
+  // Every book reads its own members: percentiles never cross a book's edge.
+  const byBook = entries.map(() => new Map<BookCode, BookFigures>());
+  for (const code of BOOK_ORDER) {
+    const members = entries.flatMap((e, i) => (e.books.includes(code) ? [i] : []));
+    const index = indexOf.get(BOOKS[code].index);
+    if (index === undefined) throw new Error(`scoring: ${BOOKS[code].index} is not in the universe`);
+    const figures = readBook(
+      members.map((i) => inputs[i]!),
+      closeByDate(prepared[index]!),
+    );
+    members.forEach((i, k) => byBook[i]!.set(code, figures[k]!));
+  }
+
+  return entries.map((entry, i): Scored => {
     const p = prepared[i]!;
     const t = now[i]!;
-    const rs = rsPct[i]!;
-    const tt = trendTemplate(t, rs);
-    const state = entryState(t, tt);
-    const prevState = entryState(prev[i]!, trendTemplate(prev[i]!, rsPctPrev[i]!));
-    // A bar series without range (ATR 0) reads as far from EMA21 unless it sits right on it.
-    const emaDistance = t.atr > 0 ? Math.abs(t.close - t.ema21) / (ENTRY_Q.emaAtr * t.atr) : t.close === t.ema21 ? 0 : 1;
-    const entryQ = (100 * (1 - Math.min(1, emaDistance) + (1 - tightPct[i]! / 100) + dryPct[i]! / 100)) / 3;
-    const opp =
-      100 *
-      (OPP_WEIGHTS.rs * (rs / 99) +
-        OPP_WEIGHTS.trend * (tt / 8) +
-        OPP_WEIGHTS.nearHigh * (nearPct[i]! / 99) +
-        OPP_WEIGHTS.sectorRel * (relPct[i]! / 99) +
-        OPP_WEIGHTS.entry * (entryQ / 100));
-    const chandelier = chandelierStop(t);
-    const holdQ =
-      (t.close > t.sma50 ? HOLD.aboveSma50 : 0) +
-      (t.sma50 > t.sma200 ? HOLD.sma50AboveSma200 : 0) +
-      (t.close > chandelier ? HOLD.aboveChandelier : 0) +
-      HOLD.rs * (rs / 99) +
-      (t.sma200 > t.sma200Past ? HOLD.sma200Rising : 0);
-    const primary = BOOKS[entry.books[0]!];
-    const isLeader =
-      rs >= LEADER.rsPct &&
-      t.close >= LEADER.nearHigh * t.high252 &&
-      relativeAboveAverage(p, indexClosesOf(primary.index)) &&
-      sectorAbove(entry.sector, t);
+    const home = byBook[i]!.get(entry.books[0]!)!;
     const partial = input.series.get(entry.sym)!.partial;
     const adv20 = averageDollarVolume(p, partial ? last[i]! - 1 : last[i]!, WINDOWS.adv);
+    const holdQ = score(home.holdQ);
     const record: NameRecord = {
       sym: entry.sym,
       name: entry.name,
@@ -177,34 +207,32 @@ function scoreNames(input: ScoreInput): Scored[] {
       bk: [...entry.books],
       price: Math.max(0.01, round(t.close, 2)),
       chg_pct: round(t.chgPct, 2),
-      opp_score: score(opp),
-      opp_pct: 50, // set per book below
-      state,
-      prev_state: prevState,
-      light: lightOf(state, prevState),
-      entry_q: score(entryQ),
-      hold_q: score(holdQ),
-      hold_label: holdLabel(score(holdQ)),
-      is_leader: isLeader,
-      growth_score: score(growthPct[i]!),
-      gap_risk: entry.kind === "crypto" ? 0 : score(gapPct[i]!),
+      opp_score: home.oppScore,
+      opp_pct: home.oppPct,
+      state: home.state,
+      prev_state: home.prevState,
+      light: home.light,
+      entry_q: score(home.entryQ),
+      hold_q: holdQ,
+      hold_label: holdLabel(holdQ),
+      is_leader: home.isLeader,
+      growth_score: score(home.growthPct),
+      gap_risk: score(home.gapPct),
       dollar_volume: Math.round(t.close * p.volume[last[i]!]!),
       adv20_usd: Math.round(adv20),
       liquidity: liquidityTier(adv20),
+      ranked_in: entry.books[0]!,
+      tt_count: home.tt,
+      trigger: home.trigger,
+      trigger_date: home.triggerBar?.date ?? null,
+      days_in_state: home.daysInState,
     };
-    return { entry, bars: p, partial, now: t, record, stop: structuralStop(p, last[i]!, t), chandelier };
+    return { entry, bars: p, partial, now: t, record, stop: structuralStop(p, last[i]!, t), chandelier: chandelierStop(t), byBook: byBook[i]!, home };
   });
-
-  // opp_pct: percentile of the published opp_score within the name's first book.
-  const opp = scored.map((s) => s.record.opp_score);
-  for (const code of BOOK_ORDER) {
-    const members = scored.flatMap((s, i) => (s.entry.books[0] === code ? [i] : []));
-    for (const [i, pct] of percentileRanksWithin(opp, members)) scored[i]!.record.opp_pct = pct;
-  }
-  return scored;
 }
 
-function isPermitted(s: Scored, def: BookDef, ladder: PermissionLadder, sectorEtfs: Universe["sectorEtfs"]): boolean {
+/** Does the book's ladder let the name be bought now? Leadership is the book's own reading. */
+function isPermitted(s: Scored, f: BookFigures, def: BookDef, ladder: PermissionLadder, sectorEtfs: Universe["sectorEtfs"]): boolean {
   const { sym, sector } = s.entry;
   if (sym === def.index) return ladder.index;
   if (sector === "Index") return ladder.index && ladder.names !== "none";
@@ -213,24 +241,30 @@ function isPermitted(s: Scored, def: BookDef, ladder: PermissionLadder, sectorEt
     case "none":
       return false;
     case "leaders_in_top_sectors":
-      return s.record.is_leader && ladder.sectors.includes(sector);
+      return f.isLeader && ladder.sectors.includes(sector);
     case "green_sectors":
       return ladder.sectors.includes(sector);
   }
 }
 
-function cardOf(s: Scored, label: SectorOrIndex, pct: number, green: boolean): Card {
+/** A card in book `code`: the book's own reading of a member, else the name's record (its first book's). */
+function cardOf(s: Scored, code: BookCode, label: SectorOrIndex, green: boolean): Card {
+  const f = s.byBook.get(code);
   return {
     sym: s.entry.sym,
     label,
-    score: s.record.opp_score,
-    pct,
-    light: s.record.light,
-    state: s.record.state,
+    score: f ? f.oppScore : s.record.opp_score,
+    pct: f ? f.oppPct : s.record.opp_pct,
+    light: f ? f.light : s.record.light,
+    state: f ? f.state : s.record.state,
     above_sma50: s.now.close > s.now.sma50,
     green,
+    ranked_in: f ? code : s.record.ranked_in,
   };
 }
+
+/** The entry window of a name as book `f` reads it (null unless READY or SETUP). */
+const windowOf = (s: Scored, f: BookFigures) => entryWindowOf(f.state, f.trigger, f.triggerBar, s.now, s.stop.price);
 
 /** The crypto book's trends and verdict. */
 function cryptoBook(def: BookDef, get: (sym: string) => Scored, b50: number, b200: number, sectors: readonly SectorRead[]) {
@@ -258,7 +292,6 @@ export function scoreBoard(input: ScoreInput): ScoredBoard {
 
   const labels = SectorLabel.options;
   const sectorScored = labels.map((label) => get(sectorEtfs[label]));
-  const sectorPct = percentileRanks(sectorScored.map((s) => s.record.opp_score));
   const sectors: SectorRead[] = labels.map((label, k) => ({
     label,
     aboveSma50: sectorScored[k]!.now.close > sectorScored[k]!.now.sma50,
@@ -270,6 +303,7 @@ export function scoreBoard(input: ScoreInput): ScoredBoard {
   let cryptoTrends: ReturnType<typeof cryptoBook>["trends"] = [];
   let creditNow: boolean | null = null;
   const permittedIn = new Map<string, BookCode[]>();
+  const leaders = {} as Record<BookCode, LeaderCandidate[]>;
   for (const code of BOOK_ORDER) {
     const def = BOOKS[code];
     const members = scored.filter((s) => s.entry.books.includes(code));
@@ -294,32 +328,40 @@ export function scoreBoard(input: ScoreInput): ScoredBoard {
     }
     regimes[code] = regime;
     const { ladder } = regime;
-    const permitted = members.filter((s) => isPermitted(s, def, ladder, sectorEtfs));
+    const inBook = (s: Scored) => s.byBook.get(code)!;
+    const permitted = members.filter((s) => isPermitted(s, inBook(s), def, ladder, sectorEtfs));
     for (const s of permitted) {
       const books = permittedIn.get(s.entry.sym);
       if (books) books.push(code);
       else permittedIn.set(s.entry.sym, [code]);
     }
-    const candidates: LaneCandidate[] = permitted.map((s) => ({
-      sym: s.entry.sym,
-      opp_score: s.record.opp_score,
-      entry_q: s.record.entry_q,
-      state: s.record.state,
-      light: s.record.light,
-      is_leader: s.record.is_leader,
-      gap_risk: s.record.gap_risk,
-      liquidity: s.record.liquidity,
-      close: s.now.close,
-      atr: s.now.atr,
-      stop: s.stop.price,
-    }));
+    const candidates = permitted.map((s): LaneCandidate => {
+      const f = inBook(s);
+      const holdQ = score(f.holdQ);
+      return {
+        sym: s.entry.sym,
+        opp_score: f.oppScore,
+        entry_q: score(f.entryQ),
+        state: f.state,
+        light: f.light,
+        is_leader: f.isLeader,
+        gap_risk: score(f.gapPct),
+        liquidity: s.record.liquidity,
+        hold_label: holdLabel(holdQ),
+        close: s.now.close,
+        atr: s.now.atr,
+        stop: s.stop,
+        window: windowOf(s, f),
+      };
+    });
+    leaders[code] = members.map((s) => ({ sym: s.entry.sym, is_leader: inBook(s).isLeader, opp_score: inBook(s).oppScore }));
     books[code] = {
       code,
       title: def.title,
       members: members.length,
       regime,
-      index_card: cardOf(index, "Index", index.record.opp_pct, ladder.index),
-      sector_cards: labels.map((label, k) => cardOf(sectorScored[k]!, label, sectorPct[k]!, ladder.sectors.includes(label))),
+      index_card: cardOf(index, code, "Index", ladder.index),
+      sector_cards: labels.map((label, k) => cardOf(sectorScored[k]!, code, label, ladder.sectors.includes(label))),
       lanes: buildLanes(candidates),
     };
   }
@@ -332,7 +374,7 @@ export function scoreBoard(input: ScoreInput): ScoredBoard {
       .map((s) => [s.entry.sym, { sym: s.entry.sym, state: s.record.state, aboveSma50: s.now.close > s.now.sma50 }]),
   );
   const signals: BoardSignals = {
-    leaders: leadersOf(names),
+    leaders: leadersOf(leaders),
     movers: moversOf(names),
     top_volume: topVolumeOf(names),
     crypto: cryptoSignalOf(
@@ -366,10 +408,18 @@ export function scoreBoard(input: ScoreInput): ScoredBoard {
       opp_score: s.record.opp_score,
       entry_q: s.record.entry_q,
       hold_q: s.record.hold_q,
+      hold_label: s.record.hold_label,
+      liquidity: s.record.liquidity,
       state: s.record.state,
       is_leader: s.record.is_leader,
+      trigger: s.home.trigger,
+      triggerBar: s.home.triggerBar,
+      today: s.now,
       permitted: permittedIn.get(s.entry.sym) ?? [],
     }),
   );
-  return { names, books, signals, setups };
+  const readings = Object.fromEntries(
+    BOOK_ORDER.map((code) => [code, scored.flatMap((s) => (s.byBook.has(code) ? [readingOf(s.entry.sym, s.byBook.get(code)!)] : []))]),
+  ) as Record<BookCode, BookReading[]>;
+  return { names, books, signals, setups, readings };
 }

@@ -6,10 +6,9 @@ import {
   PrefixSum,
   emaSeries,
   logRegression,
-  maxOver,
-  minOver,
   quantile,
   returnOver,
+  rollingExtreme,
   trueRanges,
   wilderAtrSeries,
 } from "./indicators.js";
@@ -30,6 +29,14 @@ export type PreparedBars = {
   atrShort: number[];
   atrLong: number[];
   atrChandelier: number[];
+  /** Highest high and lowest low of the WINDOWS.highLow bars ending at each bar. */
+  high252: number[];
+  low252: number[];
+  /** The same over the breakout lookback, the tight range and the chandelier windows. */
+  highBreakout: number[];
+  highRange: number[];
+  lowRange: number[];
+  highChandelier: number[];
 };
 
 export function prepareBars(bars: readonly Bar[]): PreparedBars {
@@ -64,6 +71,12 @@ export function prepareBars(bars: readonly Bar[]): PreparedBars {
     atrShort: wilderAtrSeries(tr, W.atrShort),
     atrLong: wilderAtrSeries(tr, W.atrLong),
     atrChandelier: wilderAtrSeries(tr, W.atrChandelier),
+    high252: rollingExtreme(high, W.highLow, 1),
+    low252: rollingExtreme(low, W.highLow, -1),
+    highBreakout: rollingExtreme(high, W.breakoutLookback, 1),
+    highRange: rollingExtreme(high, W.tightRange, 1),
+    lowRange: rollingExtreme(low, W.tightRange, -1),
+    highChandelier: rollingExtreme(high, W.atrChandelier, 1),
   };
 }
 
@@ -99,6 +112,8 @@ export type Technicals = {
   rs: number;
   /** Close over the 252-day high (1 at the high). */
   nearHigh: number;
+  /** The highest high of the 20 bars before this one: the level a breakout clears (its pivot). */
+  priorHigh: number;
   /** Close above the prior 20-day high on volume >= 1.5 x its prior 20-day average. */
   breakout: boolean;
   /** A close below EMA21 followed by a close above it within the last `reclaimLookback` bars. */
@@ -150,15 +165,16 @@ export function technicalsAt(p: PreparedBars, e: number): Technicals {
   const r126 = returnOver(p.close, e, W.r126);
   const r189 = returnOver(p.close, e, W.r189);
   const r252 = returnOver(p.close, e, W.r252);
-  const high252 = maxOver(p.high, e, W.highLow);
+  const high252 = p.high252[e]!;
   const atr = p.atr[e]!;
   let breakout = false;
+  // The first bar has no prior range: its own high stands in, and it cannot break out.
+  const priorHigh = e > 0 ? p.highBreakout[e - 1]! : p.high[e]!;
   if (e > 0) {
-    const priorHigh = maxOver(p.high, e - 1, W.breakoutLookback);
     const priorVolume = p.volumeSum.meanAt(e - 1, W.volumeAvg);
     breakout = close > priorHigh && p.volume[e]! >= STATE.breakoutVolume * priorVolume;
   }
-  const range = maxOver(p.high, e, W.tightRange) - minOver(p.low, e, W.tightRange);
+  const range = p.highRange[e]! - p.lowRange[e]!;
   return {
     date: p.dates[e]!,
     close,
@@ -174,16 +190,17 @@ export function technicalsAt(p: PreparedBars, e: number): Technicals {
     atr,
     atrShort: p.atrShort[e]!,
     atrLong: p.atrLong[e]!,
-    highestHighChandelier: maxOver(p.high, e, W.atrChandelier),
+    highestHighChandelier: p.highChandelier[e]!,
     atrChandelier: p.atrChandelier[e]!,
     high252,
-    low252: minOver(p.low, e, W.highLow),
+    low252: p.low252[e]!,
     r63,
     r126,
     r189,
     r252,
     rs: RS_WEIGHTS.r63 * r63 + RS_WEIGHTS.r126 * r126 + RS_WEIGHTS.r189 * r189 + RS_WEIGHTS.r252 * r252,
     nearHigh: close / high252,
+    priorHigh,
     breakout,
     reclaimed: reclaimedEma(p, e),
     tight: p.atrShort[e]! / p.atrLong[e]! < STATE.tightAtrRatio || range < STATE.tightRangeAtr * atr,

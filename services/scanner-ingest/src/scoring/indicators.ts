@@ -63,6 +63,25 @@ export function maxOver(xs: readonly number[], end: number, n: number): number {
   return m;
 }
 
+/**
+ * Rolling extreme of xs over the `n` bars ending at each index (fewer at the start), in one pass
+ * with a monotonic queue: out[e] === maxOver(xs, e, n) (or minOver with `sign` -1).
+ */
+export function rollingExtreme(xs: readonly number[], n: number, sign: 1 | -1): number[] {
+  const out = new Array<number>(xs.length);
+  const q = new Int32Array(xs.length);
+  let head = 0;
+  let tail = 0;
+  for (let i = 0; i < xs.length; i++) {
+    const v = sign * xs[i]!;
+    while (tail > head && sign * xs[q[tail - 1]!]! <= v) tail--;
+    q[tail++] = i;
+    if (q[head]! <= i - n) head++;
+    out[i] = xs[q[head]!]!;
+  }
+  return out;
+}
+
 /** Lowest value of xs over the `n` bars ending at `end`. */
 export function minOver(xs: readonly number[], end: number, n: number): number {
   let m = Infinity;

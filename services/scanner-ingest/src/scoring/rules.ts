@@ -3,7 +3,7 @@
 // Scoring weights (opportunity, hold points, conviction weights) stay unpublished.
 
 import { RegimeVerdictCode, STANCE_OF, type EngineRules, type LaneRule } from "@board/proto";
-import { CONVICTION, CRYPTO_SECTORS, HOLD, HOLD_LABELS, LADDER, LANES, REGIME, SETUP, WINDOWS } from "./weights.js";
+import { CONVICTION, CRYPTO_SECTORS, HOLD, HOLD_LABELS, LADDER, LANES, REGIME, SETUP, STATE, STATE_HISTORY_BARS, WINDOWS } from "./weights.js";
 
 /** The schedule the scanner runs on: minutes between market-hours scans, and the morning board's lead. */
 export type Cadence = { refreshMinutes: number; morningLeadMinutes: number };
@@ -33,7 +33,12 @@ export function engineRules(cadence: Cadence): EngineRules {
     },
     chandelier: { high_bars: WINDOWS.atrChandelier, atr_bars: WINDOWS.atrChandelier, atr_multiple: HOLD.chandelierAtr },
     targets_r: [...SETUP.targetsR],
-    entry_window_atr: { below: SETUP.entryBelowAtr, above: SETUP.entryAboveAtr },
+    entry_window: {
+      pullback_band_atr: { below: -STATE.pullbackLowAtr, above: STATE.pullbackHighAtr },
+      pivot_bars: WINDOWS.breakoutLookback,
+      pivot_above_atr: SETUP.pivotAboveAtr,
+    },
+    state_history_bars: STATE_HISTORY_BARS,
     lanes: { risk_adjusted: laneRule(LANES.riskAdjusted), swing: laneRule(LANES.swing) },
     regime: {
       // Strongest verdict first.

@@ -2,11 +2,22 @@
 // entry window, targets at R multiples, chandelier stop and conviction. The lanes price their
 // entries with the same levels, so a lane and the live feed never disagree.
 
-import type { BookCode, ConvictionLabel, EngineSetup, EntryState, StopBasis } from "@board/proto";
+import type {
+  BookCode,
+  ConvictionLabel,
+  EngineSetup,
+  EntryBasis,
+  EntryState,
+  HoldLabel,
+  LiquidityTier,
+  SetupRefusal,
+  StopBasis,
+  Trigger,
+} from "@board/proto";
 import type { PreparedBars, Technicals } from "./features.js";
 import { minOver } from "./indicators.js";
-import { isPullback } from "./state.js";
-import { CONVICTION, HOLD, SETUP, WINDOWS } from "./weights.js";
+import { isPullback, tierAtLeast } from "./state.js";
+import { CONVICTION, HOLD, LANES, SETUP, STATE, WINDOWS } from "./weights.js";
 
 export type StructuralStop = { price: number; basis: StopBasis };
 
@@ -30,17 +41,45 @@ export function chandelierStop(t: Technicals): number {
 }
 
 /** A setup's levels before rounding: risk per share is close minus stop; targets at each SETUP.targetsR multiple. */
-export type Levels = { stop: number; risk: number; entryLow: number; entryHigh: number; targets: number[] };
+export type Levels = { stop: number; risk: number; targets: number[] };
 
-export function levelsOf(close: number, atr: number, stop: number): Levels {
+export function levelsOf(close: number, stop: number): Levels {
   const risk = close - stop;
-  return {
-    stop,
-    risk,
-    entryLow: Math.max(stop, close - SETUP.entryBelowAtr * atr),
-    entryHigh: close + SETUP.entryAboveAtr * atr,
-    targets: SETUP.targetsR.map((r) => close + r * risk),
-  };
+  return { stop, risk, targets: SETUP.targetsR.map((r) => close + r * risk) };
+}
+
+export type Window = { low: number; high: number; basis: EntryBasis };
+
+/**
+ * The entry window from the trigger's pivot (SETUP): a pullback's band around EMA21 on its trigger
+ * bar, a breakout's pivot (the prior 20-day high) up to SETUP.pivotAboveAtr ATR above it, or for a
+ * SETUP the pivot it must clear. A READY name whose trigger is older than the state history reads
+ * the band on today's bar. Null for any other state. Never below the stop.
+ */
+export function entryWindowOf(state: EntryState, trigger: Trigger | null, triggerBar: Technicals | null, today: Technicals, stop: number): Window | null {
+  let w: Window;
+  if (state === "SETUP") {
+    w = { low: today.priorHigh, high: today.priorHigh + SETUP.pivotAboveAtr * today.atr, basis: "setup_pivot" };
+  } else if (state === "READY" && trigger === "breakout" && triggerBar) {
+    w = { low: triggerBar.priorHigh, high: triggerBar.priorHigh + SETUP.pivotAboveAtr * triggerBar.atr, basis: "breakout_pivot" };
+  } else if (state === "READY") {
+    const t = triggerBar ?? today;
+    w = { low: t.ema21 + STATE.pullbackLowAtr * t.atr, high: t.ema21 + STATE.pullbackHighAtr * t.atr, basis: "pullback_band" };
+  } else {
+    return null;
+  }
+  return { ...w, low: Math.max(w.low, stop) };
+}
+
+/** Why a name is not a permitted long setup, the first that applies; null when it is one. */
+export function refusalOf(x: { state: EntryState; permitted: boolean; liquidity: LiquidityTier; hold_label: HoldLabel }): SetupRefusal | null {
+  if (x.state === "FALLING") return "state_falling";
+  if (x.state === "CHASE") return "state_chase";
+  if (x.state === "WAIT") return "state_wait";
+  if (!x.permitted) return "not_permitted_by_regime";
+  if (!tierAtLeast(x.liquidity, LANES.minLiquidity)) return "illiquid";
+  if (x.hold_label === "EXIT") return "hold_exit";
+  return null;
 }
 
 /** Prices on the wire: cents, never below one cent. */
@@ -82,26 +121,35 @@ export type SetupInput = Omit<ConvictionInput, "permitted"> & {
   atr: number;
   stop: StructuralStop;
   chandelier: number;
+  liquidity: LiquidityTier;
+  hold_label: HoldLabel;
+  trigger: Trigger | null;
+  triggerBar: Technicals | null;
+  today: Technicals;
   /** The books whose ladder permits the name. */
   permitted: readonly BookCode[];
 };
 
-/** One name's engine setup as the snapshot carries it. */
+/** One name's engine setup as the snapshot carries it: levels only for a permitted long setup. */
 export function setupOf(x: SetupInput): EngineSetup {
-  const lv = levelsOf(x.close, x.atr, x.stop.price);
   const conviction = convictionOf({ ...x, permitted: x.permitted.length > 0 });
+  const refusal = refusalOf({ ...x, permitted: x.permitted.length > 0 });
+  const window = refusal === null ? entryWindowOf(x.state, x.trigger, x.triggerBar, x.today, x.stop.price) : null;
+  const lv = window ? levelsOf(x.close, x.stop.price) : null;
   return {
     sym: x.sym,
     atr: Math.round(x.atr * 10_000) / 10_000,
     atr_pct: atrPct(x.atr, x.close),
-    entry_window: { low: cents(lv.entryLow), high: cents(lv.entryHigh) },
-    stop: cents(lv.stop),
-    stop_basis: x.stop.basis,
+    entry_window: window && { low: cents(window.low), high: cents(window.high) },
+    entry_basis: window && window.basis,
+    stop: lv && cents(lv.stop),
+    stop_basis: lv && x.stop.basis,
     chandelier_stop: cents(x.chandelier),
-    risk_per_share: Math.max(0, Math.round(lv.risk * 100) / 100),
-    targets: lv.targets.map(cents),
+    risk_per_share: lv && Math.max(0, Math.round(lv.risk * 100) / 100),
+    targets: lv && lv.targets.map(cents),
     conviction: conviction.score,
     conviction_label: conviction.label,
     permitted: [...x.permitted],
+    refusal,
   };
 }

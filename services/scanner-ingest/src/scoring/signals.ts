@@ -28,12 +28,15 @@ const round = (x: number, dp: number) => {
 const price2 = (x: number) => Math.max(0.01, round(x, 2));
 const signed = (x: number) => `${x >= 0 ? "+" : ""}${x.toFixed(2)}%`;
 
-/** Per book: the top SIGNALS.leaders is_leader members by opp_score, the book's index excluded. */
-export function leadersOf(names: readonly NameRecord[]): Record<BookCode, string[]> {
+/** A book member as its book reads it (book-figures.ts): leadership and opportunity ranked in that book. */
+export type LeaderCandidate = Pick<NameRecord, "sym" | "is_leader" | "opp_score">;
+
+/** Per book: the top SIGNALS.leaders leaders by opp_score among its members as it reads them, the book's index excluded. */
+export function leadersOf(members: Readonly<Record<BookCode, readonly LeaderCandidate[]>>): Record<BookCode, string[]> {
   const out = {} as Record<BookCode, string[]>;
   for (const code of BOOK_ORDER) {
-    out[code] = names
-      .filter((n) => n.is_leader && n.bk.includes(code) && n.sym !== BOOKS[code].index)
+    out[code] = (members[code] ?? [])
+      .filter((n) => n.is_leader && n.sym !== BOOKS[code].index)
       .sort((a, b) => b.opp_score - a.opp_score || bySym(a, b))
       .slice(0, SIGNALS.leaders)
       .map((n) => n.sym);

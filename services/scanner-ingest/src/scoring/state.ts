@@ -1,6 +1,6 @@
 // Entry state (SCORING.md, first match wins) and the trend template it leans on.
 
-import type { EntryState, HoldLabel, Light, LiquidityTier } from "@board/proto";
+import type { EntryState, HoldLabel, LiquidityTier } from "@board/proto";
 import type { Technicals } from "./features.js";
 import { HOLD_LABELS, LIQUIDITY, STATE, TREND_TEMPLATE as TT } from "./weights.js";
 
@@ -38,11 +38,6 @@ export function entryState(t: Technicals, tt: number): EntryState {
   if (up && tt >= STATE.readyMinTT && (isPullback(t) || t.breakout)) return "READY";
   if (tt >= STATE.setupMinTT && t.tight) return "SETUP";
   return "WAIT";
-}
-
-/** Firing when the READY trigger happened on today's or yesterday's bar, otherwise cold. */
-export function lightOf(state: EntryState, prevState: EntryState | null): Light {
-  return state === "READY" || prevState === "READY" ? "firing" : "cold";
 }
 
 export function holdLabel(holdQ: number): HoldLabel {

@@ -72,6 +72,13 @@ export const STATE = {
   tightRangeAtr: 3, // or the 20-day range below 3 ATR
 } as const;
 
+/**
+ * Sessions of state history each name is scored over (per book): the light, the trigger and
+ * days_in_state read them. A READY run longer than this with no trigger inside it has none, and
+ * days_in_state stops counting here (64 means 64 or more).
+ */
+export const STATE_HISTORY_BARS = 64;
+
 /** Entry quality: the distance from EMA21 is scaled by this many ATRs. */
 export const ENTRY_Q = { emaAtr: 3 } as const;
 
@@ -172,7 +179,10 @@ export const LANES = {
  * A setup's price levels (SCORING.md): the structural stop sits below the pullback low (the lowest
  * low of the last WINDOWS.reclaimLookback bars, less a buffer) when the name is in a pullback and
  * that stop lies between the min and max risk under the close; otherwise `stopAtr` ATR under it.
- * Targets at each R multiple of the risk; the entry window around the close, never below the stop.
+ * Targets at each R multiple of the risk (close minus stop). The entry window comes from the
+ * trigger's pivot: a pullback's band around EMA21 on the trigger's bar (STATE.pullbackLowAtr ..
+ * pullbackHighAtr ATR), or a breakout's pivot (the prior 20-day high) up to `pivotAboveAtr` ATR
+ * above it; a SETUP's window is the pivot it must clear. Never below the stop.
  */
 export const SETUP = {
   stopAtr: 1.5,
@@ -180,8 +190,7 @@ export const SETUP = {
   pullbackMinRiskAtr: 0.5,
   pullbackMaxRiskAtr: 3,
   targetsR: [2, 3],
-  entryBelowAtr: 0.5,
-  entryAboveAtr: 0.5,
+  pivotAboveAtr: 1,
 } as const;
 
 /**

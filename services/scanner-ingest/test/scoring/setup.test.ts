@@ -1,13 +1,13 @@
 // A name's setup from hand-built values and bars: the structural stop and its basis, the entry
 // window, targets at 2R and 3R, and conviction's bounds and cap.
 
-import { EngineSetup, type EntryState } from "@board/proto";
+import { EngineSetup, type EntryState, type HoldLabel, type LiquidityTier } from "@board/proto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { addDays } from "../../src/market/days.js";
 import type { Bar } from "../../src/market/provider.js";
 import { prepareBars, technicalsAt } from "../../src/scoring/features.js";
-import { chandelierStop, convictionOf, levelsOf, setupOf, structuralStop } from "../../src/scoring/setup.js";
+import { chandelierStop, convictionOf, entryWindowOf, levelsOf, setupOf, structuralStop } from "../../src/scoring/setup.js";
 import { isPullback } from "../../src/scoring/state.js";
 
 type Step = { d: number; h?: number };
@@ -34,13 +34,38 @@ function lastBar(steps: readonly Step[]) {
 }
 
 describe("levels", () => {
-  it("risk is close minus stop; targets at 2R and 3R; the window 0.5 ATR either side, never below the stop", () => {
-    const lv = levelsOf(100, 2, 97);
+  it("risk is close minus stop; targets at 2R and 3R", () => {
+    const lv = levelsOf(100, 97);
     expect(lv.risk).toBe(3);
     expect(lv.targets).toEqual([106, 109]);
     expect(lv.targets.map((t) => (t - 100) / lv.risk)).toEqual([2, 3]);
-    expect(lv).toMatchObject({ entryLow: 99, entryHigh: 101 });
-    expect(levelsOf(100, 2, 99.5).entryLow).toBe(99.5);
+  });
+});
+
+describe("entry window from the trigger's pivot", () => {
+  const { t } = lastBar(PULLBACK);
+  const trig = { ...t, ema21: 170, atr: 2, priorHigh: 180 };
+
+  it("a pullback: -0.5..+1.5 ATR around EMA21 on the trigger's bar, not today's", () => {
+    expect(entryWindowOf("READY", "pullback", trig, t, 100)).toEqual({ low: 169, high: 173, basis: "pullback_band" });
+  });
+
+  it("a breakout: from its pivot (the prior 20-day high on the trigger's bar) to 1 ATR above", () => {
+    expect(entryWindowOf("READY", "breakout", trig, t, 100)).toEqual({ low: 180, high: 182, basis: "breakout_pivot" });
+  });
+
+  it("a READY run older than the history: today's band; a SETUP: today's pivot it must clear", () => {
+    const w = entryWindowOf("READY", null, null, t, 100)!;
+    expect(w.basis).toBe("pullback_band");
+    expect(w.low).toBeCloseTo(t.ema21 - 0.5 * t.atr, 9);
+    expect(w.high).toBeCloseTo(t.ema21 + 1.5 * t.atr, 9);
+    const s = entryWindowOf("SETUP", null, null, t, 100)!;
+    expect(s).toEqual({ low: t.priorHigh, high: t.priorHigh + t.atr, basis: "setup_pivot" });
+  });
+
+  it("never below the stop, and none for a state that is no long setup", () => {
+    expect(entryWindowOf("READY", "pullback", trig, t, 171)!.low).toBe(171);
+    for (const state of ["WAIT", "CHASE", "FALLING"] as const) expect(entryWindowOf(state, "pullback", trig, t, 100)).toBeNull();
   });
 });
 
@@ -81,25 +106,48 @@ describe("structural stop", () => {
   });
 });
 
-const scores = { opp_score: 80, entry_q: 70, hold_q: 90, state: "READY" as EntryState, is_leader: true };
+const scores = { opp_score: 80, entry_q: 70, hold_q: 90, hold_label: "STRONG" as HoldLabel, liquidity: "A" as LiquidityTier, state: "READY" as EntryState, is_leader: true };
 
 describe("setupOf", () => {
-  it("orders stop < entry low <= price <= entry high < 2R < 3R, in cents, with its inputs", () => {
-    const s = setupOf({ sym: "AAA", close: 100, atr: 2, stop: { price: 97, basis: "atr" }, chandelier: 95.5, permitted: ["spx"], ...scores });
+  const { t } = lastBar(PULLBACK);
+  const trig = { ...t, ema21: 99.5, atr: 2, priorHigh: 103 };
+  const base = { sym: "AAA", close: 100, atr: 2, stop: { price: 97, basis: "atr" as const }, chandelier: 95.5, trigger: "pullback" as const, triggerBar: trig, today: t };
+
+  it("a permitted READY name: the trigger's window, stop under it, targets at 2R and 3R, in cents", () => {
+    const s = setupOf({ ...base, permitted: ["spx"], ...scores });
     EngineSetup.parse(s);
     expect(s).toMatchObject({
       atr: 2,
       atr_pct: 2,
-      entry_window: { low: 99, high: 101 },
+      entry_window: { low: 98.5, high: 102.5 },
+      entry_basis: "pullback_band",
       stop: 97,
       stop_basis: "atr",
       chandelier_stop: 95.5,
       risk_per_share: 3,
       targets: [106, 109],
       permitted: ["spx"],
+      refusal: null,
     });
     // 100 x (0.35 x 0.8 + 0.2 x 0.7 + 0.15 x 0.9 + 0.2 x 1 + 0.1 x 1) = 85.5, rounded.
     expect(s).toMatchObject({ conviction: 86, conviction_label: "HIGH" });
+  });
+
+  it("anything else carries no window, stop or targets, and says why: state first, then regime, liquidity, hold", () => {
+    const refusal = (over: Partial<typeof scores>, permitted: ("spx" | "qqq")[] = ["spx"]) => {
+      const s = setupOf({ ...base, permitted, ...scores, ...over });
+      EngineSetup.parse(s);
+      if (s.refusal !== null) expect([s.entry_window, s.entry_basis, s.stop, s.stop_basis, s.risk_per_share, s.targets]).toEqual([null, null, null, null, null, null]);
+      return s.refusal;
+    };
+    expect(refusal({ state: "FALLING", hold_label: "EXIT" }, [])).toBe("state_falling");
+    expect(refusal({ state: "CHASE" })).toBe("state_chase");
+    expect(refusal({ state: "WAIT" })).toBe("state_wait");
+    expect(refusal({}, [])).toBe("not_permitted_by_regime");
+    expect(refusal({ liquidity: "D" })).toBe("illiquid");
+    expect(refusal({ hold_label: "EXIT" })).toBe("hold_exit");
+    expect(refusal({ state: "SETUP" })).toBeNull();
+    expect(refusal({})).toBeNull();
   });
 
   it("keeps that order for any close, ATR of at least 5 cents and stop 0.5-3 ATR under the close", () => {
@@ -113,17 +161,18 @@ describe("setupOf", () => {
           const stop = close - riskAtr * atr;
           // Prices are in cents: a range of a few cents cannot order anything.
           fc.pre(stop > 0.05 && atr >= 0.05);
-          const s = setupOf({ sym: "AAA", close, atr, stop: { price: stop, basis: "pullback_low" }, chandelier: stop, permitted: [], ...scores });
+          // Today's pullback band around the close as the trigger's bar.
+          const bar = { ...t, ema21: close, atr, priorHigh: close };
+          const s = setupOf({ ...base, close, atr, stop: { price: stop, basis: "pullback_low" }, chandelier: stop, triggerBar: bar, permitted: ["spx"], ...scores });
           EngineSetup.parse(s);
-          expect(s.stop).toBeLessThanOrEqual(s.entry_window.low);
-          expect(s.entry_window.low).toBeLessThanOrEqual(Math.round(close * 100) / 100);
-          expect(Math.round(close * 100) / 100).toBeLessThanOrEqual(s.entry_window.high);
-          expect(s.stop).toBeLessThan(Math.round(close * 100) / 100);
-          expect(s.targets[0]!).toBeGreaterThan(s.entry_window.high);
-          expect(s.targets[1]!).toBeGreaterThan(s.targets[0]!);
+          expect(s.stop!).toBeLessThanOrEqual(s.entry_window!.low);
+          expect(s.entry_window!.low).toBeLessThanOrEqual(Math.round(close * 100) / 100);
+          expect(Math.round(close * 100) / 100).toBeLessThanOrEqual(s.entry_window!.high);
+          expect(s.stop!).toBeLessThan(Math.round(close * 100) / 100);
+          expect(s.targets![1]!).toBeGreaterThan(s.targets![0]!);
           // 2R and 3R within rounding to cents.
-          expect(Math.abs(s.targets[0]! - (close + 2 * (close - stop)))).toBeLessThanOrEqual(0.005 + 1e-9);
-          expect(Math.abs(s.targets[1]! - (close + 3 * (close - stop)))).toBeLessThanOrEqual(0.005 + 1e-9);
+          expect(Math.abs(s.targets![0]! - (close + 2 * (close - stop)))).toBeLessThanOrEqual(0.005 + 1e-9);
+          expect(Math.abs(s.targets![1]! - (close + 3 * (close - stop)))).toBeLessThanOrEqual(0.005 + 1e-9);
         },
       ),
     );

@@ -28,6 +28,11 @@ function rec(sym: string, over: Partial<NameRecord> = {}): NameRecord {
     dollar_volume: 1e8,
     adv20_usd: 1e8,
     liquidity: "B",
+    ranked_in: "spx",
+    tt_count: 4,
+    trigger: null,
+    trigger_date: null,
+    days_in_state: 3,
     ...over,
   };
 }
@@ -58,11 +63,24 @@ describe("leaders", () => {
       rec("ETH-USD", { is_leader: true, opp_score: 70, bk: ["crypto"], sector: "Crypto" }),
       rec("BTC-USD", { is_leader: true, opp_score: 75, bk: ["crypto"], sector: "Crypto" }),
     ];
-    const l = leadersOf(names);
+    // Each book's members as that book reads them (here: the same figures in every book).
+    const members = (code: "spx" | "qqq" | "macro" | "crypto") => names.filter((n) => n.bk.includes(code));
+    const l = leadersOf({ spx: members("spx"), qqq: members("qqq"), macro: members("macro"), crypto: members("crypto") });
     expect(l.spx).toEqual(["BOTH", "L06", "L13", "L05", "L12", "L04", "L11", "L03", "L10", "L02"]);
     expect(l.qqq).toEqual(["BOTH"]); // QQQ is the qqq book's index
     expect(l.macro).toEqual(["QQQ", "XLK"]); // SPY is the macro book's index
     expect(l.crypto).toEqual(["ETH-USD"]);
+  });
+
+  it("ranks a name in two books by each book's own reading of it", () => {
+    const l = leadersOf({
+      spx: [rec("AAA", { is_leader: true, opp_score: 90 }), rec("BBB", { is_leader: true, opp_score: 80 })],
+      qqq: [rec("AAA", { is_leader: false, opp_score: 70 }), rec("BBB", { is_leader: true, opp_score: 85 })],
+      macro: [],
+      crypto: [],
+    });
+    expect(l.spx).toEqual(["AAA", "BBB"]);
+    expect(l.qqq).toEqual(["BBB"]);
   });
 });
 
@@ -189,7 +207,7 @@ describe("tradfi risk", () => {
     const names = [rec("AAA", { is_leader: true, chg_pct: 2, adv20_usd: 3e8 }), rec("BBB", { chg_pct: -3 })];
     const btc = trendOf([{ date: "2026-11-13", close: 101, sma50: 100 }], null);
     const signals: BoardSignals = {
-      leaders: leadersOf(names),
+      leaders: leadersOf({ spx: names, qqq: [], macro: [], crypto: [] }),
       movers: moversOf(names),
       top_volume: topVolumeOf(names),
       crypto: cryptoSignalOf(regime("NAMES_ON"), [{ sym: "BTC-USD", trend: btc, lastClose: { date: "2026-11-13", close: 101, sma50: 100 }, price: 101 }]),

@@ -5,7 +5,9 @@ import { describe, expect, it } from "vitest";
 import { addDays } from "../../src/market/days.js";
 import type { Bar } from "../../src/market/provider.js";
 import { prepareBars, technicalsAt, type Technicals } from "../../src/scoring/features.js";
-import { entryState, lightOf, trendTemplate } from "../../src/scoring/state.js";
+import type { EntryState } from "@board/proto";
+import { entryState, trendTemplate } from "../../src/scoring/state.js";
+import { triggerOf, type StateBar } from "../../src/scoring/trigger.js";
 
 /** One bar's move: close change `d`, wick `h` beyond the open-close body, volume `v`. */
 type Step = { d: number; h?: number; v?: number };
@@ -103,14 +105,44 @@ describe("entry states from hand-built bars", () => {
   });
 });
 
-describe("the light", () => {
-  it("fires on the READY bar and the bar after, then goes cold", () => {
+describe("the trigger and the light", () => {
+  const bar = (state: EntryState | null, breakout = false): StateBar => ({ state, breakout });
+
+  it("fires on the bar that enters READY and the bar after, then goes cold though READY holds", () => {
+    const h = [bar("WAIT"), bar("READY"), bar("READY"), bar("READY")];
+    expect(triggerOf(h.slice(0, 2))).toEqual({ at: 1, trigger: "pullback", light: "firing", daysInState: 1 });
+    expect(triggerOf(h.slice(0, 3))).toEqual({ at: 1, trigger: "pullback", light: "firing", daysInState: 2 });
+    expect(triggerOf(h)).toEqual({ at: 1, trigger: "pullback", light: "cold", daysInState: 3 });
+  });
+
+  it("a breakout while READY triggers again; a breakout that enters READY is named a breakout", () => {
+    expect(triggerOf([bar("WAIT"), bar("READY"), bar("READY"), bar("READY", true), bar("READY")])).toMatchObject({ at: 3, trigger: "breakout", light: "firing" });
+    expect(triggerOf([bar("SETUP"), bar("READY", true), bar("READY"), bar("READY")])).toMatchObject({ at: 1, trigger: "breakout", light: "cold" });
+    // A breakout bar that is not READY (the trend template too weak, say) triggers nothing.
+    expect(triggerOf([bar("WAIT"), bar("WAIT", true), bar("WAIT")])).toEqual({ at: -1, trigger: null, light: "cold", daysInState: 2 });
+  });
+
+  it("a name that left READY today still fired yesterday; a day later it is cold with no trigger", () => {
+    expect(triggerOf([bar("WAIT"), bar("READY"), bar("CHASE")])).toEqual({ at: 1, trigger: "pullback", light: "firing", daysInState: 1 });
+    expect(triggerOf([bar("WAIT"), bar("READY"), bar("CHASE"), bar("CHASE")])).toEqual({ at: -1, trigger: null, light: "cold", daysInState: 2 });
+  });
+
+  it("a READY run older than the history has no trigger; days in state stop at the history's length", () => {
+    const h = Array.from({ length: 65 }, () => bar("READY"));
+    expect(triggerOf(h)).toEqual({ at: -1, trigger: null, light: "cold", daysInState: 64 });
+    // Bars before a name's first bar are no state.
+    expect(triggerOf([bar(null), bar(null), bar("WAIT")])).toEqual({ at: -1, trigger: null, light: "cold", daysInState: 1 });
+  });
+
+  it("from hand-built bars: the breakout enters READY, fires two bars, then the name is WAIT and cold", () => {
     const steps = [...UPTREND, { d: 2, v: 2_000_000 }, { d: 0.3 }, { d: 0.3 }];
-    const states = [2, 1, 0].map((back) => readAt(steps, back).state);
-    expect(states).toEqual(["READY", "WAIT", "WAIT"]);
-    expect(lightOf(states[0]!, "WAIT")).toBe("firing");
-    expect(lightOf(states[1]!, states[0]!)).toBe("firing");
-    expect(lightOf(states[2]!, states[1]!)).toBe("cold");
-    expect(lightOf("SETUP", null)).toBe("cold");
+    const history = [3, 2, 1, 0].map((back) => {
+      const { t, state } = readAt(steps, back);
+      return { state, breakout: t.breakout };
+    });
+    expect(history.map((b) => b.state)).toEqual(["WAIT", "READY", "WAIT", "WAIT"]);
+    expect(triggerOf(history.slice(0, 2))).toMatchObject({ trigger: "breakout", light: "firing" });
+    expect(triggerOf(history.slice(0, 3))).toMatchObject({ trigger: "breakout", light: "firing" });
+    expect(triggerOf(history)).toMatchObject({ trigger: null, light: "cold", daysInState: 2 });
   });
 });
