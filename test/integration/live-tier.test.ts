@@ -73,9 +73,10 @@ describe("a live-feed license", () => {
     expect(Object.keys(feed.books)).toEqual(["spx", "qqq", "macro", "crypto"]);
     expect(feed.candidates.length).toBeGreaterThan(0);
     for (const c of feed.candidates) {
-      expect(c.stop).toBeLessThan(c.price);
-      expect(c.targets.map((t) => t.r)).toEqual([2, 3]);
-      expect(c.targets[0]!.price).toBeGreaterThan(c.price);
+      expect(c.permitted).toBe(true);
+      expect(c.stop!).toBeLessThan(c.price);
+      expect(c.targets!.map((t) => t.r)).toEqual([2, 3]);
+      expect(c.targets![0]!.price).toBeGreaterThan(c.price);
       expect(c.lanes.length).toBeGreaterThan(0);
     }
     const rules = LiveRulesView.parse(await body(await get("/api/live/rules", headers)));

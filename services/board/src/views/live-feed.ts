@@ -42,7 +42,8 @@ const byConviction = (a: NameSetup, b: NameSetup) =>
 
 /**
  * /api/live/feed: per book the verdict line, permission ladder and both lanes with their levels
- * and conviction; then the candidates, every name in any lane once, with its full setup, ranked.
+ * and conviction; then the candidates, every name in any lane once, with its full setup (its own
+ * reading a permitted long setup), ranked.
  */
 export function liveFeedView(board: BoardContent, setups: ReadonlyMap<string, NameSetup>, targetsR: readonly number[]): Content<LiveFeedView> {
   const served = new Set<string>();
@@ -67,8 +68,10 @@ export function liveFeedView(board: BoardContent, setups: ReadonlyMap<string, Na
       ];
     }),
   ) as LiveFeedView["books"];
+  // A name another book's lane lists but whose own reading is no permitted setup has no levels to serve.
   const candidates: Candidate[] = [...served]
     .map((sym) => setupOf(setups, sym))
+    .filter((s) => s.permitted)
     .sort(byConviction)
     .map((s, i) => ({ rank: i + 1, ...s }));
   return { ...readHead(board), books, candidates, disclaimer: DISCLAIMER };
