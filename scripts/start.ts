@@ -1,41 +1,62 @@
 /**
  * `npm start`: the whole stack on one machine. NATS from NATS_URL, else a private
- * nats-server; Postgres from DATABASE_URL, else each service's embedded PGlite. Every
+ * nats-server; Postgres from DATABASE_URL, else one embedded PGlite served to every service;
+ * payment rails from the environment, else local development chains (no real money). Every
  * service runs as its own process; Ctrl-C stops them all.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { SERVICE_NAMES, pingEndpoint } from "@board/proto";
 import { connect } from "nats";
 import { inheritedEnv, launcherEnv } from "./launcher/env.js";
+import { bundleServices } from "./launcher/bundles.js";
+import { startEmbeddedDatabase } from "./launcher/database.js";
+import { RAIL_VARIABLES, type DevChains } from "./launcher/rails.js";
 import { findNatsServer, NO_NATS_MESSAGE, spawnNats } from "./launcher/nats.js";
 import { localIdentitySecret } from "./launcher/secrets.js";
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+/** The repository root: the first folder up with turbo.json (this file runs from scripts/ or, bundled, scripts/dist/). */
+function repoRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, "turbo.json"))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`no repository root above ${from}`);
+  }
+}
+const root = repoRoot(path.dirname(fileURLToPath(import.meta.url)));
 const say = (line: string) => process.stdout.write(`[launcher] ${line}\n`);
 
 async function main() {
   const started = Date.now();
   const env = launcherEnv();
   const children: { name: string; child: ChildProcess }[] = [];
+  /** What the launcher runs in its own process (the embedded database, development chains), stopped after the services. */
+  const owned: { name: string; stop(): Promise<void> }[] = [];
   let stopping = false;
 
   const stopAll = async (code: number) => {
     if (stopping) return;
     stopping = true;
     say("stopping every process");
-    // Services first, the bus last, so nothing loses NATS while it drains.
+    // Services first, then what they used (database, chains), the bus last, so nothing loses NATS while it drains.
     const services = children.filter((c) => c.name !== "nats-server");
     await Promise.all(services.map((c) => terminate(c.child)));
+    await Promise.allSettled(owned.map((o) => o.stop()));
     await Promise.all(children.filter((c) => c.name === "nats-server").map((c) => terminate(c.child)));
     process.exit(code);
   };
   process.on("SIGINT", () => void stopAll(0));
   process.on("SIGTERM", () => void stopAll(0));
 
-  let natsUrl = env.NATS_URL;
-  if (!natsUrl) {
+  const dataDir = path.resolve(root, env.DATA_DIR);
+  const publicBaseUrl = env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`;
+  const railsConfigured = RAIL_VARIABLES.filter((name) => env[name] !== undefined);
+  const wantChains = railsConfigured.length === 0 && env.DEV_CHAINS === "auto";
+
+  // The bus, the database, the services' bundles and the chains do not wait for each other.
+  const natsReady = (async () => {
+    if (env.NATS_URL) return env.NATS_URL;
     const bin = findNatsServer();
     if (!bin) {
       process.stderr.write(`${NO_NATS_MESSAGE}\n`);
@@ -43,25 +64,60 @@ async function main() {
     }
     const nats = await spawnNats(bin, env.DATA_DIR);
     children.push({ name: "nats-server", child: nats.child });
-    natsUrl = nats.url;
-    say(`started nats-server with JetStream at ${natsUrl} (data in ${path.join(env.DATA_DIR, "nats")})`);
-  }
-  say(env.DATABASE_URL ? "Postgres from DATABASE_URL" : `no DATABASE_URL: each service uses embedded PGlite under ${env.DATA_DIR}/`);
+    say(`started nats-server with JetStream at ${nats.url} (data in ${path.join(env.DATA_DIR, "nats")})`);
+    return nats.url;
+  })();
+  const databaseReady = (async () => {
+    if (env.DATABASE_URL) {
+      say("Postgres from DATABASE_URL");
+      return env.DATABASE_URL;
+    }
+    const t0 = Date.now();
+    const db = await startEmbeddedDatabase(dataDir);
+    owned.push({ name: "database", stop: db.stop });
+    say(`no DATABASE_URL: one embedded PGlite for every service (data in ${path.join(env.DATA_DIR, "pglite")}), ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    return db.url;
+  })();
+  const bundlesReady = bundleServices(root, SERVICE_NAMES);
+  const chainsReady = (async (): Promise<DevChains | null> => {
+    if (!wantChains) {
+      say(
+        railsConfigured.length === 0
+          ? "DEV_CHAINS=off and no payment rail configured: paid routes answer 402 with nothing to pay with"
+          : `payment rails from the environment (${railsConfigured.join(", ")}); no development chain started`,
+      );
+      return null;
+    }
+    const t0 = Date.now();
+    const walletsFile = path.join(dataDir, "dev-wallets.json");
+    const { startDevChains } = await import("./launcher/dev-chains.js");
+    const dev = await startDevChains({ gateway: publicBaseUrl, walletsFile });
+    owned.unshift({ name: "development chains", stop: dev.stop });
+    announceDevelopment(walletsFile, (Date.now() - t0) / 1000);
+    return dev;
+  })();
 
-  const identitySecret = env.IDENTITY_SECRET ?? localIdentitySecret(path.resolve(root, env.DATA_DIR));
+  const identitySecret = env.IDENTITY_SECRET ?? localIdentitySecret(dataDir);
   if (!env.IDENTITY_SECRET) say(`no IDENTITY_SECRET: using this machine's own, kept in ${env.DATA_DIR}/identity.secret`);
 
-  SERVICE_NAMES.forEach((name, i) => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "services", name, "src", "main.ts")], {
+  const [natsUrl, databaseUrl, bundles] = await Promise.all([natsReady, databaseReady, bundlesReady]);
+  const spawnService = (name: (typeof SERVICE_NAMES)[number], extra: Record<string, string> = {}) => {
+    const i = SERVICE_NAMES.indexOf(name);
+    // A 1 MB young generation: the services allocate little per request, and the default 16 MB
+    // per process was a seventh of the development stack's memory (measured).
+    const child = spawn(process.execPath, ["--enable-source-maps", "--max-semi-space-size=1", bundles.get(name)!], {
       cwd: root,
       stdio: "inherit",
       env: {
         ...inheritedEnv(),
         IDENTITY_SECRET: identitySecret,
         NATS_URL: natsUrl,
-        DATA_DIR: path.resolve(root, env.DATA_DIR),
+        DATABASE_URL: databaseUrl,
+        DATA_DIR: dataDir,
         PORT: String(env.PORT),
+        PUBLIC_BASE_URL: publicBaseUrl,
         HEALTH_PORT: String(env.HEALTH_PORT_BASE === 0 ? 0 : env.HEALTH_PORT_BASE + i),
+        ...extra,
       },
     });
     child.once("exit", (code, signal) => {
@@ -70,11 +126,32 @@ async function main() {
       void stopAll(1);
     });
     children.push({ name, child });
-  });
+  };
+  for (const name of SERVICE_NAMES) if (name !== "payments") spawnService(name);
+  // Only payments holds the development chains' keys, so only payments waits for them.
+  const dev = await chainsReady;
+  spawnService("payments", dev?.env ?? {});
 
   await waitForPings(natsUrl, env.START_TIMEOUT_SECONDS * 1000);
   say(`all ${SERVICE_NAMES.length} services ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   say(`stack ready: http://127.0.0.1:${env.PORT}/api/board/free`);
+  if (dev) say("buy a read: npm run buy -- /api/board/regime   (rails: --rail base|solana|algorand|batched|mpp)");
+}
+
+/** Loud, so nobody mistakes the development chains for real payments. */
+function announceDevelopment(walletsFile: string, seconds: number) {
+  const bar = "=".repeat(78);
+  process.stdout.write(
+    [
+      bar,
+      "  DEVELOPMENT PAYMENTS: no payment rail is configured, so every rail runs against local",
+      "  chains started here (Base and Solana: local chains; Algorand and Circle Gateway: stand-ins).",
+      "  NO REAL MONEY. Funded buyer wallets for each rail: " + path.relative(process.cwd(), walletsFile) + " (mode 0600).",
+      "  Configure a real rail (PAY_TO_BASE, ...) or set DEV_CHAINS=off to turn this off.",
+      `  (development chains ready in ${seconds.toFixed(1)} s)`,
+      bar,
+    ].join("\n") + "\n",
+  );
 }
 
 /** Every service answers its ping on the bus: it is connected, registered and serving. */

@@ -77,7 +77,8 @@ export async function bundleService(service: string, outRoot: string, root = rep
   const assets: string[] = [];
   for (const asset of RUNTIME_ASSETS) {
     if (!(await exists(path.join(src, asset)))) continue;
-    await cp(path.join(src, asset), path.join(out, asset), { recursive: true });
+    // Bundled in place (npm start): the assets are already beside dist/.
+    if (path.resolve(out) !== path.resolve(src)) await cp(path.join(src, asset), path.join(out, asset), { recursive: true });
     assets.push(asset);
   }
   return { service, mainFile, assets, metafile: result.metafile };

@@ -12,6 +12,18 @@ export const LauncherEnv = z.object({
   HEALTH_PORT_BASE: z.coerce.number().int().min(0).max(65000).default(9101),
   /** How long to wait for every service to answer its ping. */
   START_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(600).default(90),
+  /** Unset: http://localhost:<PORT>, so every absolute URL the services publish follows PORT. */
+  PUBLIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /**
+   * auto: when no payment rail is configured, start local development chains and offer every
+   * rail against them (no real money); off: never. Any rail variable set means no development chain.
+   */
+  DEV_CHAINS: z.enum(["auto", "off"]).default("auto"),
+  PAY_TO_BASE: z.string().optional(),
+  PAY_TO_SOLANA: z.string().optional(),
+  PAY_TO_ALGORAND: z.string().optional(),
+  CIRCLE_GATEWAY_URL: z.string().optional(),
+  MPP_SECRET_KEY: z.string().optional(),
 });
 export type LauncherEnv = z.infer<typeof LauncherEnv>;
 

@@ -31,7 +31,7 @@ beforeAll(async () => {
   // Without NATS_URL the launcher starts its own nats-server, as `npm start` does on a fresh machine.
   const env = launcherEnv({ DATABASE_URL: db.url, PORT: String(port), HEALTH_PORT_BASE: "0", DATA_DIR: dataDir, LOG_LEVEL: "warn" });
   const started = Date.now();
-  launcher = spawn(process.execPath, ["--import", "tsx", "scripts/start.ts"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  launcher = spawn(process.execPath, ["scripts/start.mjs"], { env, stdio: ["ignore", "pipe", "pipe"] });
   launcher.stdout!.on("data", (d: Buffer) => (output += d.toString()));
   launcher.stderr!.on("data", (d: Buffer) => (output += d.toString()));
   await new Promise<void>((resolve, reject) => {

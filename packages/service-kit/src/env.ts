@@ -29,6 +29,8 @@ export const BaseEnv = z.object({
   DATA_DIR: z.string().min(1).default(".data"),
   HEALTH_PORT: port,
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** pretty: one readable line per event; json: JSON lines. Unset: pretty on a terminal, JSON otherwise. */
+  LOG_FORMAT: z.enum(["pretty", "json"]).optional(),
   /** A name for this replica in logs and $SRV discovery; defaults to host and pid. */
   INSTANCE_ID: z.string().min(1).optional(),
   /**

@@ -1,5 +1,6 @@
 import { context, isSpanContextValid, trace } from "@opentelemetry/api";
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from "pino";
+import { PinoPretty } from "pino-pretty";
 
 export type { Logger };
 
@@ -18,8 +19,19 @@ const REDACT = [
   "databaseUrl",
 ];
 
-/** A service's logger: JSON lines on stdout unless `destination` says otherwise (tests). */
-export function createLogger(service: string, level: string, instance: string, destination?: DestinationStream): Logger {
+/** JSON lines for machines (collectors, CI), or one readable line per event for a person at a terminal. */
+export type LogFormat = "json" | "pretty";
+
+/** Unset: pretty when stdout is a terminal, JSON otherwise. */
+export function logFormatOf(configured: LogFormat | undefined): LogFormat {
+  return configured ?? (process.stdout.isTTY ? "pretty" : "json");
+}
+
+/**
+ * A service's logger: JSON lines on stdout, or readable lines with `format` "pretty" (written
+ * synchronously in this thread: no transport worker per service); `destination` for tests.
+ */
+export function createLogger(service: string, level: string, instance: string, destination?: DestinationStream, format: LogFormat = "json"): Logger {
   const options: LoggerOptions = {
     level,
     base: { service, instance },
@@ -27,7 +39,12 @@ export function createLogger(service: string, level: string, instance: string, d
     timestamp: pino.stdTimeFunctions.isoTime,
     mixin: traceFields,
   };
-  return destination ? pino(options, destination) : pino(options);
+  if (destination) return pino(options, destination);
+  if (format === "pretty") {
+    const pretty = PinoPretty({ sync: true, colorize: process.stdout.isTTY === true, translateTime: "HH:MM:ss", ignore: "pid,hostname,instance", messageFormat: "{service}: {msg}", hideObject: false });
+    return pino({ ...options, base: { service } }, pretty);
+  }
+  return pino(options);
 }
 
 /** Every line written inside a span names its trace and span, so a trace's log lines can be found. */

@@ -6,7 +6,7 @@ import { openDatabase, type OpenDatabase } from "./db.js";
 import type { BaseEnv } from "./env.js";
 import { startHealthServer, type HealthServer, type ReadinessCheck } from "./health.js";
 import { Lifecycle } from "./lifecycle.js";
-import { createLogger, type Logger } from "./log.js";
+import { createLogger, logFormatOf, type Logger } from "./log.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import { addBusService, defaultInstanceId, type Binding } from "./service.js";
 import { startTelemetry, type Telemetry } from "./telemetry.js";
@@ -43,7 +43,7 @@ export async function startRuntime<S extends Record<string, unknown> = Record<st
   opts: RuntimeOptions<S>,
 ): Promise<Runtime<S>> {
   const instance = opts.env.INSTANCE_ID ?? defaultInstanceId();
-  const log = createLogger(opts.service, opts.env.LOG_LEVEL, instance);
+  const log = createLogger(opts.service, opts.env.LOG_LEVEL, instance, undefined, logFormatOf(opts.env.LOG_FORMAT));
   const metrics = createMetrics(opts.service);
   const lifecycle = new Lifecycle(log);
   const telemetry = startTelemetry({ service: opts.service, version: opts.version, instance, env: opts.env, log });

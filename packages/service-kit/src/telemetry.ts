@@ -2,7 +2,11 @@ import { context, ProxyTracerProvider, type Tracer } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { setGlobalErrorHandler } from "@opentelemetry/core";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { node, resources, tracing } from "@opentelemetry/sdk-node";
+// The trace SDK's own packages, not sdk-node: that umbrella also loads every metrics, logs and gRPC
+// exporter (about 0.4 s of each service's start) for a provider this code builds by hand.
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import * as tracing from "@opentelemetry/sdk-trace-base";
+import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
 import type { BaseEnv } from "./env.js";
 import type { Logger } from "./log.js";
@@ -48,9 +52,9 @@ export function startTelemetry(opts: TelemetryOptions): Telemetry {
   if (!exporter) return { tracer: NO_TRACER, mode: "off", shutdown: async () => undefined };
   useAsyncContext();
   const processor: tracing.SpanProcessor = testExporter ? new tracing.SimpleSpanProcessor(exporter) : new tracing.BatchSpanProcessor(exporter);
-  // sdk-node's tracer provider, never registered as the global one (see above).
-  const provider = new node.NodeTracerProvider({
-    resource: resources.resourceFromAttributes({
+  // Node's tracer provider, never registered as the global one (see above).
+  const provider = new NodeTracerProvider({
+    resource: resourceFromAttributes({
       [ATTR_SERVICE_NAME]: opts.env.OTEL_SERVICE_NAME ?? opts.service,
       [ATTR_SERVICE_VERSION]: opts.version,
       // service.instance.id (incubating in semantic-conventions, so spelled out here).

@@ -21,12 +21,18 @@ export async function consume(nc: NatsConnection, timeoutMs: number, log: Logger
   }
 }
 
+/** While the stack starts, metering may simply not be up yet: that is expected, not a warning. */
+const START_GRACE_MS = 30_000;
+const startedAt = Date.now();
 let lastWarn = 0;
-function warnOpen(log: Logger, err: unknown) {
+function warnOpen(log: Logger, err: { status: number; code: string }) {
   const now = Date.now();
   if (now - lastWarn < 60_000) return;
   lastWarn = now;
-  log.warn({ err }, "metering did not answer a burst check; reads pass unchecked until it does");
+  // The reason code says what happened; a stack trace of a bus timeout says nothing more.
+  const line = { status: err.status, reason: err.code };
+  if (now - startedAt < START_GRACE_MS) log.info(line, "metering is not answering burst checks yet; reads pass unchecked until it does");
+  else log.warn(line, "metering did not answer a burst check; reads pass unchecked until it does");
 }
 
 /** Gives back a counted read that was not served. A lost refund is logged: the count errs against the client by one. */

@@ -1,0 +1,1 @@
+export { DevWallets, readDevWallets, type DevEvmBuyer } from "./dev-wallets.js";
