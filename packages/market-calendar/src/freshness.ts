@@ -3,7 +3,7 @@
 // so it only touches cached per-date facts and memoises the one ISO string that changes rarely.
 
 import { dayInfoOf, newYorkEpochDay, type DayInfo } from "./day-info.js";
-import { cadenceStepMs, nextRefreshMs } from "./schedule.js";
+import { cadenceStepMs, MORNING_LEAD_MINUTES, nextBoardMs } from "./schedule.js";
 import { formatNewYork, millisOf } from "./time.js";
 
 export type FreshnessBlock = {
@@ -49,7 +49,8 @@ export function freshnessAt(now: Date, computedAt: Date, cadenceMinutes = 5): Fr
   const day = dayInfoOf(newYorkEpochDay(nowMs));
   const s = day.session;
   const open = s !== null && s.openMs <= nowMs && nowMs < s.closeMs;
-  const next = isoNewYork(nextRefreshMs(nowMs, stepMs));
+  const nextBoard = nextBoardMs(nowMs, stepMs);
+  const next = isoNewYork(nextBoard.ms);
   const every = cadenceMinutes === 1 ? "every minute" : `every ${cadenceMinutes} minutes`;
 
   return {
@@ -59,7 +60,9 @@ export function freshnessAt(now: Date, computedAt: Date, cadenceMinutes = 5): Fr
     next_refresh_at: next,
     poll_hint: open
       ? `The market is open and the board refreshes about ${every}: poll /api/board/state and buy again only after next_refresh_at (${next}).`
-      : `${shutReason(day, nowMs)}, so the board does not change before next_refresh_at (${next}); do not buy again before then.`,
+      : nextBoard.morning
+        ? `${shutReason(day, nowMs)}; the next board is the morning board at next_refresh_at (${next}), ${MORNING_LEAD_MINUTES} minutes before the open, so do not buy again before then.`
+        : `${shutReason(day, nowMs)}, so the board does not change before next_refresh_at (${next}); do not buy again before then.`,
   };
 }
 

@@ -13,6 +13,6 @@ export {
   addTradingDays,
   nyDate,
 } from "./sessions.js";
-export { nextRefreshAt, runSlotsBetween } from "./schedule.js";
+export { MORNING_LEAD_MINUTES, nextRefreshAt, runSlotsBetween } from "./schedule.js";
 export { freshnessAt, freshnessHeaders, type FreshnessBlock, type FreshnessHeaders } from "./freshness.js";
 export { formatNewYork, formatPacific } from "./time.js";

@@ -8,6 +8,21 @@ import { millisOf } from "./time.js";
 
 const MINUTE_MS = 60_000;
 
+/** Minutes before each session's open that the scanner publishes the morning board (overnight crypto, pre-open read). */
+export const MORNING_LEAD_MINUTES = 90;
+
+/**
+ * When the published board next changes, on epoch millis: while the market is open, the next grid
+ * boundary (nextRefreshMs); while it is shut, the next morning board if it is still ahead, else
+ * the open. `morning` says which of the two a shut market waits for.
+ */
+export function nextBoardMs(ms: number, stepMs: number): { ms: number; morning: boolean } {
+  if (sessionAtMs(ms) !== null) return { ms: nextRefreshMs(ms, stepMs), morning: false };
+  const openMs = nextSessionMs(ms).openMs;
+  const morningMs = openMs - MORNING_LEAD_MINUTES * MINUTE_MS;
+  return morningMs > ms ? { ms: morningMs, morning: true } : { ms: openMs, morning: false };
+}
+
 /**
  * Grid step in millis. The grid is anchored at New York midnight, which for every cadence dividing
  * 60 is the familiar :00/:05/:10 minute grid (and whole hours for cadences dividing a day).

@@ -1,4 +1,4 @@
-import { addTradingDays, isMarketOpen, nextRefreshAt, runSlotsBetween, sessionOn, tradingDayOf } from "@board/market-calendar";
+import { addTradingDays, isMarketOpen, MORNING_LEAD_MINUTES, nextRefreshAt, runSlotsBetween, sessionOn, tradingDayOf } from "@board/market-calendar";
 import type { Logger } from "@board/service-kit";
 import type { Clock } from "./clock.js";
 
@@ -11,8 +11,6 @@ export interface ScanSlot {
 
 /** Minutes between scans in market hours unless REFRESH_MINUTES says otherwise. */
 export const DEFAULT_REFRESH_MINUTES = 5;
-/** Minutes before the open that the morning board (overnight crypto, pre-open read) is published. */
-export const MORNING_LEAD_MINUTES = 90;
 /** How many missed sessions a restart catches up with their closing boards. */
 export const CATCH_UP_SESSIONS = 30;
 

@@ -2,11 +2,11 @@
 // Snapshot the scanner publishes, signals and the live tier's engine section included. The result is validated against the contract
 // before it leaves.
 
-import { addTradingDays, formatNewYork, formatPacific, previousSession } from "@board/market-calendar";
+import { addTradingDays, formatNewYork, formatPacific, MORNING_LEAD_MINUTES, previousSession } from "@board/market-calendar";
 import { BOOK_ORDER, DISCLAIMER, PRODUCT, Snapshot } from "@board/proto";
 import { addDays, utcDateOf } from "./market/days.js";
 import type { MarketDataProvider } from "./market/provider.js";
-import { DEFAULT_REFRESH_MINUTES, MORNING_LEAD_MINUTES } from "./schedule.js";
+import { DEFAULT_REFRESH_MINUTES } from "./schedule.js";
 import { scoreBoard, type CryptoQuotes, type NameBars } from "./scoring/board.js";
 import { engineRules } from "./scoring/rules.js";
 import type { CryptoQuote } from "./scoring/signals.js";

@@ -184,7 +184,7 @@ export function llmsTxt(base: URL): string {
         link("Status", at("/api/board/status"), "data freshness, reads served, last settlement"),
         "",
         POLLING_TERMS,
-        "The board refreshes about every 5 minutes in US market hours; outside them a morning board is served and next_refresh_at gives the next session. The crypto book is refreshed on US weekdays only.",
+        "The board refreshes about every 5 minutes in US market hours; outside them the last board is served until the morning board, published 90 minutes before each open, and next_refresh_at names whichever comes next (the morning board after the close). The crypto book is refreshed on US weekdays only.",
       ],
     ],
     [

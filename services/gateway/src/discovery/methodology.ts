@@ -42,7 +42,8 @@ export const METHODOLOGY_SECTIONS: readonly { readonly title: string; readonly b
   weeks with its light cold.
 - **Leadership**, **growth** (the steadiness and slope of the last ninety days), **gap risk**
   (how large the name's overnight gaps are for its volatility; zero for crypto) and
-  **liquidity** (20-day average dollar volume, tiers A to D) complete the read.`,
+  **liquidity** (average dollar volume of the last twenty completed sessions, tiers A to D;
+  an intraday board leaves today's unfinished session out) complete the read.`,
   },
   {
     title: "Ranks, books and ties",
@@ -51,7 +52,10 @@ strength against the sector, growth, gap risk and opportunity) is ranked among t
 one book, never across the whole universe, on a 1 to 99 scale: the lowest member is 1, the
 highest 99, evenly by rank between. Members with equal values share their average rank; a
 value that cannot be computed is not ranked and reads 50, as does a book with a single
-member. The crypto book has two members, so its ranks are 1 and 99.
+member. The crypto book has two members, so its ranks are 1 and 99. Where a score blends a
+percentile in, the percentile counts as a share of 99, so the top rank counts in full.
+Opportunity's percentile ranks the score as published (to one decimal), so two names showing
+the same opportunity share a rank; conviction is likewise computed from the published scores.
 
 A name in two books (most Nasdaq-100 names are also in the S&P 500) is read once per book:
 each book's lanes, leaders and index card rank it among that book's own members (the
@@ -73,7 +77,9 @@ credit (high yield against treasuries). The crypto book is long-only: Bitcoin an
 against their medium averages on the UTC daily close.
 
 The verdict sets a permission ladder: nothing, the index only, sectors in uptrends, leaders
-in the strongest sectors, or any name in a green sector. The buy-list lanes take permitted
+in the strongest sectors, or any name in a green sector. An index fund in a book that is not
+the book's own index has no sector: only the last rung opens it, and only while it is above
+its own medium average. The buy-list lanes take permitted
 long setups only: a risk-adjusted lane (READY or SETUP names ranked by opportunity per unit of
 volatility, liquid enough, without outsized gap risk) and a swing lane (READY names with the
 light firing, ranked by entry quality).`,

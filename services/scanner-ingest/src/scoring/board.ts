@@ -235,7 +235,9 @@ function scoreNames(input: ScoreInput): Scored[] {
 function isPermitted(s: Scored, f: BookFigures, def: BookDef, ladder: PermissionLadder, sectorEtfs: Universe["sectorEtfs"]): boolean {
   const { sym, sector } = s.entry;
   if (sym === def.index) return ladder.index;
-  if (sector === "Index") return ladder.index && ladder.names !== "none";
+  // Another index ETF has no sector: only NAMES_ON ("any name whose sector ETF is above its 50-day")
+  // reaches it, read against its own 50-day average; SELECTIVE opens sectors' leaders, not indexes.
+  if (sector === "Index") return ladder.names === "green_sectors" && s.now.close > s.now.sma50;
   if (sectorEtfs[sector] === sym) return ladder.sectors.includes(sector);
   switch (ladder.names) {
     case "none":

@@ -101,7 +101,8 @@ export function readBook(members: readonly MemberInput[], indexCloses: ReadonlyM
     const rs = rsToday[i]!;
     // A bar series without range (ATR 0) reads as far from EMA21 unless it sits right on it.
     const emaDistance = t.atr > 0 ? Math.abs(t.close - t.ema21) / (ENTRY_Q.emaAtr * t.atr) : t.close === t.ema21 ? 0 : 1;
-    const entryQ = (100 * (1 - Math.min(1, emaDistance) + (1 - tightPct[i]! / 100) + dryPct[i]! / 100)) / 3;
+    // A percentile becomes a fraction by /99 here as in opportunity (SCORING.md's rs_pct/99): the top rank is 1.
+    const entryQ = (100 * (1 - Math.min(1, emaDistance) + (1 - tightPct[i]! / 99) + dryPct[i]! / 99)) / 3;
     const opp =
       100 *
       (OPP_WEIGHTS.rs * (rs / 99) +
