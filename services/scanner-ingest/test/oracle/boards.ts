@@ -3,11 +3,12 @@
 // assembled by the scanner's collectBars from a replay of exactly those answers (a call the engine
 // did not make throws), so oracle and engine read identical input.
 
-import type { Snapshot } from "@board/proto";
+import type { BookCode, Snapshot } from "@board/proto";
 import type { Bar, MarketDataProvider } from "../../src/market/provider.js";
 import type { MarketSimulator } from "../../src/market/simulator.js";
 import { slotAt } from "../../src/schedule.js";
-import { buildSnapshot, collectBars, type SnapshotOptions } from "../../src/snapshot.js";
+import { scoreBoard, type BookReading } from "../../src/scoring/board.js";
+import { buildSnapshot, collectBars, cryptoQuotes, type SnapshotOptions } from "../../src/snapshot.js";
 import type { Universe } from "../../src/universe.js";
 
 export type BoardCase = { label: string; at: Date; intraday: boolean; asofDaily: string };
@@ -32,6 +33,8 @@ export type BuiltBoard = {
   snapshot: Snapshot;
   /** Every name's bars as the engine read them. */
   series: Map<string, NameBars>;
+  /** Each book's reading of every one of its members (qqq: all 101), what its lanes and cards rank. */
+  readings: Record<BookCode, BookReading[]>;
 };
 
 const key = (parts: readonly unknown[]) => JSON.stringify(parts);
@@ -82,6 +85,9 @@ export async function buildBoard(universe: Universe, sim: MarketSimulator, c: Bo
   const rec = new RecordingProvider(sim);
   const o: SnapshotOptions = { universe, provider: rec, at: c.at, intraday: c.intraday, asofDaily: c.asofDaily };
   const snapshot = await buildSnapshot(o);
-  const series = await collectBars({ ...o, provider: new ReplayProvider(rec) });
-  return { case: c, snapshot, series };
+  const replay = { ...o, provider: new ReplayProvider(rec) };
+  const series = await collectBars(replay);
+  // Every book's own reading of all its members (not published as such): scored again from the same answers.
+  const { readings } = scoreBoard({ universe, series, asofDaily: c.asofDaily, crypto: await cryptoQuotes(replay, series) });
+  return { case: c, snapshot, series, readings };
 }

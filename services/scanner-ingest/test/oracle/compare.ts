@@ -11,6 +11,7 @@
 // dates, books, sector sets) must be equal.
 
 import { BOOK_ORDER, STANCE_OF, type BookCode, type Snapshot } from "@board/proto";
+import type { BookReading } from "../../src/scoring/board.js";
 import { CONVICTION } from "../../src/scoring/weights.js";
 import type { OracleBoard } from "./board.js";
 import { levelsOf, liquidityOf, type CardRead, type LaneEntry, type Levels } from "./lanes.js";
@@ -147,6 +148,42 @@ export function compareRecords(c: Collector, o: OracleBoard, snap: Snapshot, fie
     if (!e || e.sym !== r.sym) return c.add(r.book, r.sym, "names order", r.sym, e?.sym);
     compareRecord(c, r, e, fields);
   });
+}
+
+/** The fields of a book's own reading of a member (the engine's BookReading, unpublished as such). */
+export const READING_FIELDS = [
+  "opp_score",
+  "opp_pct",
+  "state",
+  "prev_state",
+  "light",
+  "entry_q",
+  "hold_q",
+  "is_leader",
+  "growth_score",
+  "gap_risk",
+  "tt_count",
+  "trigger",
+  "trigger_date",
+  "days_in_state",
+] as const;
+
+/** Every book's reading of every one of its members (qqq: all 101, not only its 14 home records), rs_pct included. */
+export function compareReadings(c: Collector, o: OracleBoard, readings: Readonly<Record<BookCode, readonly BookReading[]>>): void {
+  for (const code of BOOK_ORDER) {
+    const mine = o.books[code].readings;
+    const theirs = readings[code];
+    if (theirs.length !== mine.size) c.add(code, "-", "readings.length", mine.size, theirs.length);
+    for (const e of theirs) {
+      const r = mine.get(e.sym);
+      if (!r) {
+        c.add(code, e.sym, "reading of a non-member", false, true);
+        continue;
+      }
+      compareRecord(c, r, e as unknown as EngineRecord, READING_FIELDS);
+      c.pct(code, e.sym, "rs_pct", r.rsPct, e.rs_pct);
+    }
+  }
 }
 
 function compareLevels(c: Collector, book: string, sym: string, prefix: string, l: Levels, e: Record<string, unknown>): void {

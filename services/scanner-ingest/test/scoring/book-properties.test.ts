@@ -49,6 +49,24 @@ describe.each(BOARD_CASES.map((c) => c.label))("book properties: %s", (label) =>
     expect(problems).toEqual([]);
   });
 
+  it("in each book's own reading of all its members (qqq: 101), opp_pct spans exactly 1..99 and never falls as opp_score rises", () => {
+    const { readings } = built(label);
+    const problems: string[] = [];
+    for (const code of BOOK_ORDER) {
+      const rs = readings[code];
+      if (rs.length !== membersOf(code).length) problems.push(`${code}: ${rs.length} readings for ${membersOf(code).length} members`);
+      const pcts = rs.map((r) => r.opp_pct);
+      if (Math.min(...pcts) !== 1 || Math.max(...pcts) !== 99) problems.push(`${code}: opp_pct spans ${Math.min(...pcts)}..${Math.max(...pcts)}`);
+      const sorted = [...rs].sort((a, b) => a.opp_score - b.opp_score);
+      for (let i = 1; i < sorted.length; i++) {
+        const [a, b] = [sorted[i - 1]!, sorted[i]!];
+        if (a.opp_score < b.opp_score && a.opp_pct > b.opp_pct) problems.push(`${code}: ${a.sym} above ${b.sym}`);
+        if (a.opp_score === b.opp_score && a.opp_pct !== b.opp_pct) problems.push(`${code}: ${a.sym} and ${b.sym} tie on ${a.opp_score} but rank ${a.opp_pct} and ${b.opp_pct}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
   it("every firing name's trigger_date is its last bar's date or the one before", () => {
     const { snapshot, series } = built(label);
     const problems: string[] = [];

@@ -16,7 +16,7 @@ import { loadUniverse } from "../../src/universe.js";
 import { STATE_HISTORY_BARS, WINDOWS } from "../../src/scoring/weights.js";
 import { computeOracle, type OracleBoard } from "../oracle/board.js";
 import { BOARD_CASES, buildBoard, type BuiltBoard } from "../oracle/boards.js";
-import { Collector, compareBooks, compareLanes, compareRecords, compareSetups, NEW_RECORD_FIELDS, RECORD_FIELDS } from "../oracle/compare.js";
+import { Collector, compareBooks, compareLanes, compareReadings, compareRecords, compareSetups, NEW_RECORD_FIELDS, READING_FIELDS, RECORD_FIELDS } from "../oracle/compare.js";
 import { atrLine, emaLine, quantile } from "../oracle/indicators.js";
 
 const universe = loadUniverse();
@@ -145,6 +145,13 @@ describe.each(BOARD_CASES.map((c) => c.label))("oracle: %s", (label) => {
     const { built, oracle } = board(label);
     const c = new Collector(`${label} / new record fields`);
     compareRecords(c, oracle, built.snapshot, NEW_RECORD_FIELDS);
+    expectAgreement(c);
+  });
+
+  it(`every book's reading of every member (qqq: all 101): ${READING_FIELDS.join(", ")}, rs_pct`, () => {
+    const { built, oracle } = board(label);
+    const c = new Collector(`${label} / book readings`);
+    compareReadings(c, oracle, built.readings);
     expectAgreement(c);
   });
 
