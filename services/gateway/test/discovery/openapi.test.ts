@@ -100,6 +100,15 @@ describe("openApiDocument", () => {
     expect(op("/api/board/symbols").responses["200"]!.content!["application/json"]!.schema).toEqual({ $ref: "#/components/schemas/SymbolDirectory" });
   });
 
+  it("carries the methodology's additions to the name record and the live setup from proto (SPEC fields unchanged)", () => {
+    const props = (name: string) => Object.keys(doc.components.schemas[name]!["properties"] as object);
+    expect(props("NameRecord")).toEqual(expect.arrayContaining(["ranked_in", "tt_count", "trigger", "trigger_date", "days_in_state"]));
+    expect((doc.components.schemas["NameRecord"]!["required"] as string[]).slice(0, 20)).toEqual(props("NameRecord").slice(0, 20));
+    expect(doc.components.schemas["Trigger"]).toMatchObject({ enum: ["breakout", "pullback"] });
+    expect(props("NameSetup")).toEqual(expect.arrayContaining(["permitted", "refusal", "trigger", "trigger_date", "days_in_state"]));
+    expect(doc.components.schemas["SetupRefusal"]!["enum"]).toEqual(expect.arrayContaining(["state_falling", "not_permitted_by_regime", "hold_exit"]));
+  });
+
   it("adds the optional tier block to the bodies of reads the free tiers make", () => {
     const schema = component(op("/api/board/regime").responses["200"]!.content!["application/json"]!.schema["$ref"] as string) as { properties: Record<string, unknown>; required: string[] };
     expect(schema.properties["tier"]).toEqual({ $ref: "#/components/schemas/TierBlock" });
