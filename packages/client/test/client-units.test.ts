@@ -1,0 +1,102 @@
+import { ROUTE_BY_PATH, VIEW_SCHEMAS, type BoardState } from "@board/proto";
+import { describe, expect, it } from "vitest";
+import { errorFromResponse, ok } from "../src/errors.js";
+import { ReceiptLog, type Receipt } from "../src/receipts.js";
+import { READS } from "../src/routes.js";
+import { formatUsdc, SpendCap } from "../src/spend-cap.js";
+import { watchView } from "../src/watch.js";
+
+describe("routes", () => {
+  it("types each read with the very schema proto serves it with", () => {
+    for (const [path, schema] of Object.entries(READS)) {
+      const route = ROUTE_BY_PATH.get(path);
+      expect(route?.view, path).toBeTruthy();
+      expect(schema === VIEW_SCHEMAS[route!.view!], path).toBe(true);
+    }
+  });
+});
+
+const receipt = (price: string, at: string): Receipt => ({
+  rail: "base",
+  path: "/api/board/regime",
+  url: "http://x/api/board/regime",
+  price,
+  network: "eip155:8453",
+  asset: null,
+  pay_to: null,
+  transaction: "0x",
+  payer: null,
+  at,
+  header: "PAYMENT-RESPONSE",
+  decoded: {},
+  payment: { header: "PAYMENT-SIGNATURE", value: "x" },
+});
+
+describe("the daily cap", () => {
+  const now = () => new Date("2026-11-20T15:00:00Z");
+
+  it("counts today's receipts (UTC day) and holds in flight; refuses past the cap with the price", () => {
+    const log = new ReceiptLog();
+    log.add(receipt("5000", "2026-11-19T23:59:59Z"));
+    log.add(receipt("5000", "2026-11-20T00:00:00Z"));
+    const cap = new SpendCap(12_000n, log, now);
+    expect(cap.spentToday()).toBe(5000n);
+    const hold = cap.hold(5000n);
+    expect("release" in hold).toBe(true);
+    expect(cap.hold(5000n)).toMatchObject({ code: "daily_cap_exceeded", price: "5000" });
+    (hold as { release(): void }).release();
+    const lost = cap.hold(7000n) as { keep(): void };
+    lost.keep();
+    expect(cap.spentToday()).toBe(12_000n);
+    expect(cap.hold(1n)).toMatchObject({ code: "daily_cap_exceeded" });
+  });
+
+  it("formats base units as USDC", () => {
+    expect([0n, 5000n, 250_000n, 1_000_000n, 99_995_000n].map(formatUsdc)).toEqual(["0", "0.005", "0.25", "1", "99.995"]);
+  });
+});
+
+describe("errors from the board's bodies", () => {
+  const res = (status: number, body: unknown, headers: Record<string, string> = {}) => new Response(JSON.stringify(body), { status, headers });
+  it("reads the board's error body, the x402 402 body, MPP problem+json and RFC 6749 errors", async () => {
+    expect(await errorFromResponse(res(429, { error: { code: "daily_cap_reached", message: "m", status: 429, retry_after_seconds: 7 } }))).toMatchObject({ code: "daily_cap_reached", retry_after_seconds: 7 });
+    expect(await errorFromResponse(res(402, { x402Version: 1, error: "payment_already_used", message: "used" }))).toMatchObject({ code: "payment_already_used", message: "used" });
+    expect(await errorFromResponse(res(402, { code: "payment_insufficient_funds", detail: "d" }))).toMatchObject({ code: "payment_insufficient_funds", message: "d" });
+    expect(await errorFromResponse(res(401, { error: "invalid_client", error_description: "no" }))).toMatchObject({ code: "invalid_client" });
+    expect(await errorFromResponse(new Response("oops", { status: 503, headers: { "retry-after": "2" } }))).toMatchObject({ code: "service_unavailable", retry_after_seconds: 2 });
+  });
+});
+
+describe("watch", () => {
+  const state = (hash: string, nextRefreshInMs: number): BoardState => ({
+    product: "scored-market-board",
+    asof_daily: "2026-11-20",
+    computed_at: "2026-11-20T09:55:00-08:00",
+    snapshot: "0".repeat(64),
+    views: { regime: hash },
+    freshness: { market_open: true, data_age_seconds: 0, next_refresh_at: new Date(Date.now() + nextRefreshInMs).toISOString(), poll_hint: "hint" },
+  });
+
+  it("reads only when the view's hash changes, and tries a failed read again at the next poll", async () => {
+    const hashes = ["a".repeat(32), "a".repeat(32), "b".repeat(32), "b".repeat(32), "c".repeat(32), "c".repeat(32)];
+    const results = [true, true, false, true];
+    let polls = 0;
+    let reads = 0;
+    const ac = new AbortController();
+    const seen: string[] = [];
+    for await (const event of watchView(
+      "regime",
+      {
+        state: async () => {
+          if (polls >= hashes.length) ac.abort();
+          return ok(state(hashes[Math.min(polls++, hashes.length - 1)]!, 0));
+        },
+        read: async () => ({ ok: results[reads++] ?? true }),
+      },
+      { signal: ac.signal, minIntervalMs: 1, maxIntervalMs: 5 },
+    )) {
+      if (event.type === "read") seen.push(`${event.view_hash[0]}:${event.result.ok}`);
+    }
+    expect(seen).toEqual(["a:true", "b:true", "c:false", "c:true"]);
+  });
+});
