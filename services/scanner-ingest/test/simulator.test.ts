@@ -2,7 +2,7 @@ import { isTradingDay } from "@board/market-calendar";
 import { beforeAll, describe, expect, it } from "vitest";
 import { addDays } from "../src/market/days.js";
 import type { Bar } from "../src/market/provider.js";
-import { MarketSimulator } from "../src/market/simulator.js";
+import { levelsOf, MarketSimulator } from "../src/market/simulator.js";
 import { loadUniverse, type Universe } from "../src/universe.js";
 
 const ASOF = "2026-11-20"; // a Friday
@@ -77,13 +77,16 @@ describe("MarketSimulator", () => {
       lasts.set(e.sym, bars.at(-1)!.close);
     }
     expect(bad.slice(0, 5)).toEqual([]);
-    expect(firsts.get("BTC-USD")).toBeGreaterThan(40_000);
-    expect(firsts.get("BTC-USD")).toBeLessThan(90_000);
-    expect(firsts.get("ETH-USD")).toBeGreaterThan(2_000);
-    expect(firsts.get("ETH-USD")).toBeLessThan(4_500);
-    const equities = universe.entries.filter((e) => e.kind !== "crypto").map((e) => e.sym);
-    const out = equities.filter((s) => !(firsts.get(s)! >= 19 && firsts.get(s)! <= 501 && lasts.get(s)! > 1 && lasts.get(s)! < 5_000));
-    expect(out).toEqual([]);
+    // The first close is one day's move from the start price, which lies in the name's range.
+    const out = universe.entries.filter((e) => {
+      const [lo, hi] = levelsOf(e).price;
+      const first = firsts.get(e.sym)!;
+      const last = lasts.get(e.sym)!;
+      return !(first >= lo * 0.85 && first <= hi * 1.15 && last > lo / 10 && last < hi * 10);
+    });
+    expect(out.map((e) => e.sym)).toEqual([]);
+    expect(firsts.get("BTC-USD")).toBeGreaterThan(50_000);
+    expect(firsts.get("ETH-USD")).toBeGreaterThan(1_700);
   });
 
   it("covers more than 2 years + 60 days: equities on NYSE sessions, crypto every day", () => {

@@ -98,6 +98,19 @@ window never reaches below the stop. The structural stop sits just under the pul
 or one and a half ATR under the price; targets sit at two and three times the risk above the
 price.`,
   },
+  {
+    title: "Simulated data",
+    body: `With the default provider every price and volume is simulated, and each snapshot says so in
+\`provider\`; no real market data is claimed. Each name's starting price, daily dollar volume and,
+for single stocks, daily volatility are drawn for a given seed from ranges typical of its kind.
+Index membership stands in for size: a stock in both the S&P 500 and the Nasdaq-100, or one of
+a handful of named giants, is treated as a mega cap (about $100 to $600 a share and $2 to $30
+billion a day); a stock in only one index is a large cap (about $30 to $400 and $150 million to
+$3 billion; Nasdaq-only names move more). Sector funds, other funds, the index funds (the S&P
+500 fund near $500 to $700 and $25 to $40 billion a day) and the two crypto assets have ranges
+of their own. Prices then follow the simulated market, so a later board drifts from its
+starting levels.`,
+  },
 ];
 
 /** The prose with its section headings at `level` (2 in the docs, 3 inside /llms.txt's Methodology section). */
