@@ -76,6 +76,7 @@ export class Stack {
     );
     this.gateway = await startGateway(
       GatewayEnv.parse({ NATS_URL: this.natsUrl, PORT: port, HOST: "127.0.0.1", HEALTH_PORT: 0, LOG_LEVEL: "warn", BUS_TIMEOUT_MS: 2000, PUBLIC_BASE_URL: this.base }),
+      clock,
     );
   }
 

@@ -52,6 +52,18 @@ describe("license keys on X-License-Key", () => {
     expect([401, 402, 403]).not.toContain(live.status);
   });
 
+  it("a license identity verified once is not asked of identity again while it verifies (the gateway keeps it until period_end)", async () => {
+    const { key } = await issue("scanner");
+    expect((await get("/api/board/regime", { "x-license-key": key })).status).toBe(200);
+    const before = await identityResolves();
+    const again = await Promise.all(Array.from({ length: 20 }, () => get("/api/board/regime", { "x-license-key": key })));
+    expect(again.map((r) => r.status)).toEqual(Array(20).fill(200));
+    expect(await identityResolves()).toBe(before);
+    // An unknown key is asked every time: refusals are never kept.
+    for (let i = 0; i < 3; i++) expect((await get("/api/board/regime", { "x-license-key": "blk_unknown-key" })).status).toBe(403);
+    expect(await identityResolves()).toBe(before + 3);
+  });
+
   it("refuses an unknown key with 403, and X-Board-License-Key is not read", async () => {
     const unknown = await get("/api/board/buylist", { "x-license-key": "blk_not-a-license" });
     expect(unknown.status).toBe(403);
@@ -236,6 +248,16 @@ describe("OAuth client credentials", () => {
     }
   });
 });
+
+/** identity.v1.resolve requests this stack's identity has answered ($SRV stats). */
+async function identityResolves(): Promise<number> {
+  let n = 0;
+  for await (const st of await stack.nc.services.client().stats("identity")) {
+    if (st.metadata?.instance !== stack.identity!.runtime.instance) continue;
+    n += st.endpoints?.find((e) => e.subject === "identity.v1.resolve")?.num_requests ?? 0;
+  }
+  return n;
+}
 
 function form(fields: Record<string, string>): RequestInit {
   return { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields).toString() };

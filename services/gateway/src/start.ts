@@ -2,6 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { startRuntime, type Runtime } from "@board/service-kit";
 import pkg from "../package.json" with { type: "json" };
+import { ResolvedPrincipals } from "./access/resolved-principals.js";
 import { servedReadsRecorder } from "./access/served-reads.js";
 import { createApp } from "./app.js";
 import { ViewTemplates } from "./http/view-templates.js";
@@ -14,7 +15,12 @@ export interface GatewayService {
 }
 
 /** Wires the HTTP edge onto the bus. The gateway owns no data. */
-export async function startGateway(env: GatewayEnv): Promise<GatewayService> {
+export interface GatewayOptions {
+  /** The clock identity answers by, for the principals kept until they lapse (tests run it ahead). */
+  now?: () => Date;
+}
+
+export async function startGateway(env: GatewayEnv, opts: GatewayOptions = {}): Promise<GatewayService> {
   const rt = await startRuntime({ service: "gateway", version: pkg.version, description: "HTTP edge of the board", env });
   const served = servedReadsRecorder(rt.bus.nc, rt.log);
   // Stops after the HTTP server (registered later, stopped first) and before the bus drains.
@@ -27,6 +33,7 @@ export async function startGateway(env: GatewayEnv): Promise<GatewayService> {
     publicBaseUrl: new URL(env.PUBLIC_BASE_URL),
     served: served.record,
     views: new ViewTemplates(),
+    principals: new ResolvedPrincipals(opts.now),
     telemetry: { tracer: rt.telemetry.tracer, metrics: rt.metrics },
   });
   const server = http.createServer(app);

@@ -50,7 +50,8 @@ export async function resolveCredentials(deps: ResolveDeps, req: ResolveRequest)
     if (!l) return refuse("token_invalid", "The license behind this token is no longer valid. Renew the license, then get a new token from POST /oauth/token.");
     return {
       ok: true,
-      principal: { id: `license:${l.id}`, tier: "bearer", license_kind: l.kind, expires_at: token.expiresAt.toISOString() },
+      // It stops at the token's expiry or the license's period end, whichever comes first.
+      principal: { id: `license:${l.id}`, tier: "bearer", license_kind: l.kind, expires_at: new Date(Math.min(token.expiresAt.getTime(), l.periodEnd.getTime())).toISOString() },
     };
   }
   if (c.siwx !== undefined) {

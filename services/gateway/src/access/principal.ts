@@ -1,5 +1,6 @@
 import { Credentials, identityResolve, type CredentialRefusalCode, type Principal, type Route } from "@board/proto";
 import { request, type NatsConnection } from "@board/service-kit";
+import { ResolvedPrincipals } from "./resolved-principals.js";
 
 export type Access =
   | { kind: "principal"; principal: Principal }
@@ -13,15 +14,24 @@ const MALFORMED: Record<keyof Credentials, { code: CredentialRefusalCode; messag
   board_key: { code: "key_unknown", message: "X-Board-Key is not a key of this service. Request a free key at POST /api/key." },
 };
 
-/** Turns the request's credentials into a principal (or a refusal) through identity. Throws BusError when identity fails. */
-export async function resolveAccess(nc: NatsConnection, timeoutMs: number, creds: Credentials): Promise<Access> {
+/**
+ * Turns the request's credentials into a principal (or a refusal) through identity, or from
+ * `known` (license and bearer principals identity verified, until they lapse). Throws BusError
+ * when identity fails.
+ */
+export async function resolveAccess(nc: NatsConnection, timeoutMs: number, creds: Credentials, known?: ResolvedPrincipals): Promise<Access> {
   const parsed = Credentials.safeParse(creds);
   if (!parsed.success) {
     const field = parsed.error.issues[0]?.path[0] as keyof Credentials | undefined;
     return { kind: "refused", ...MALFORMED[field ?? "board_key"] };
   }
+  const key = known ? ResolvedPrincipals.keyOf(parsed.data) : null;
+  const hit = key ? known!.get(key) : undefined;
+  if (hit) return { kind: "principal", principal: hit };
   const reply = await request(nc, identityResolve, { credentials: parsed.data }, { timeoutMs });
-  return reply.ok ? { kind: "principal", principal: reply.principal } : { kind: "refused", code: reply.code, message: reply.message };
+  if (!reply.ok) return { kind: "refused", code: reply.code, message: reply.message };
+  if (key) known!.remember(key, reply.principal);
+  return { kind: "principal", principal: reply.principal };
 }
 
 /** Whether a principal's tier reads this route without paying. The live feed also needs a live-feed license behind a bearer. */

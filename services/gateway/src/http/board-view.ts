@@ -2,6 +2,7 @@ import { freshnessHeaders } from "@board/market-calendar";
 import { boardRead, MAX_IF_NONE_MATCH_CHARS, type BoardReadMeta, type ContentEncoding, type ViewName } from "@board/proto";
 import { requestBytes, type BytesReply, type NatsConnection } from "@board/service-kit";
 import type { Request, Response } from "express";
+import type { ResolvedPrincipals } from "../access/resolved-principals.js";
 import { preferredEncoding } from "./encoding.js";
 import { sendUpstreamError } from "./errors.js";
 import { ViewTemplates } from "./view-templates.js";
@@ -11,6 +12,8 @@ export interface BoardViewDeps {
   timeoutMs: number;
   /** The views this gateway keeps; none: every read carries its body. */
   views?: ViewTemplates;
+  /** License and bearer principals identity verified, kept until they lapse; none: every read asks identity. */
+  principals?: ResolvedPrincipals;
 }
 
 export type BoardViewReply = BytesReply<BoardReadMeta>;

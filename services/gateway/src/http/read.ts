@@ -32,7 +32,7 @@ export async function serveRead(
   if (creds) {
     let access: Access;
     try {
-      access = await resolveAccess(deps.nc, deps.timeoutMs, creds);
+      access = await resolveAccess(deps.nc, deps.timeoutMs, creds, deps.principals);
     } catch (err) {
       return sendUpstreamError(res, err);
     }

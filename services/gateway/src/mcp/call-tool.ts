@@ -98,7 +98,7 @@ async function freeRead(deps: ReadDeps, caller: McpCaller, order: Order): Promis
 async function licensedRead(deps: ReadDeps, caller: McpCaller, order: Order): Promise<CallToolResult> {
   if (!caller.licenseKey)
     return errorResult("credential_required", "This tool is the live tier: connect with a live-feed license key in the X-License-Key header. MCP does not read bearer tokens.");
-  const access = await resolveAccess(deps.nc, deps.timeoutMs, { license_key: caller.licenseKey });
+  const access = await resolveAccess(deps.nc, deps.timeoutMs, { license_key: caller.licenseKey }, deps.principals);
   if (access.kind === "refused") return errorResult(access.code, access.message);
   if (access.principal.tier !== "live_license")
     return errorResult("forbidden", "A scanner license is not valid inside MCP (SPEC.md 5): use the *_live tools, paid per call, or a live-feed license.");
