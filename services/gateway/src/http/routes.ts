@@ -7,6 +7,7 @@ import { sendError } from "./errors.js";
 import { getSignInNonce, postFreeKey, postSignInVerify } from "./keys.js";
 import { authorizationServerMetadata, getAuthorize, getJwks, postToken, protectedResourceMetadata, sendMetadata } from "./oauth.js";
 import { sendCatalogue } from "./payment-required.js";
+import { stringParams } from "./query-params.js";
 import { serveRead, type ReadDeps } from "./read.js";
 
 type Handler = (deps: ReadDeps, req: Request, res: Response, query: Record<string, unknown>) => Promise<void> | void;
@@ -51,13 +52,4 @@ async function handle(route: Route, deps: ReadDeps, req: Request, res: Response)
   if (route.kind === "discovery") return sendError(res, "not_implemented", `${route.path} is not available yet.`);
   const { view, free } = viewFor(route, query.data);
   return serveRead(deps, req, res, route, view, stringParams(query.data), free);
-}
-
-/** A validated query as the board reads it: strings, a list joined by commas. */
-export function stringParams(q: Record<string, unknown>): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(q)
-      .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => [k, Array.isArray(v) ? v.join(",") : String(v)]),
-  );
 }

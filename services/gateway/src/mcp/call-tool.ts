@@ -18,7 +18,7 @@ import { purchaseRead } from "../access/purchase.js";
 import type { BoardViewReply } from "../http/board-view.js";
 import { upstreamFailure } from "../http/errors.js";
 import type { ReadDeps } from "../http/read.js";
-import { stringParams } from "../http/routes.js";
+import { stringParams } from "../http/query-params.js";
 import { errorResult, failureResult, paymentRequiredResult, readResult } from "./results.js";
 
 /** What one MCP request brings besides the call: who is asking and the one credential MCP reads. */
