@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { SERVICE_NAMES, pingEndpoint } from "@board/proto";
+import { SERVICE_NAMES, pingEndpoint, type ServiceName } from "@board/proto";
 import { connect } from "nats";
 import { inheritedEnv, launcherEnv } from "./launcher/env.js";
 import { bundleServices } from "./launcher/bundles.js";
@@ -100,7 +100,9 @@ async function main() {
   const identitySecret = env.IDENTITY_SECRET ?? localIdentitySecret(dataDir);
   if (!env.IDENTITY_SECRET) say(`no IDENTITY_SECRET: using this machine's own, kept in ${env.DATA_DIR}/identity.secret`);
 
-  const [natsUrl, databaseUrl, bundles] = await Promise.all([natsReady, databaseReady, bundlesReady]);
+  // Awaited below; until then a failure must not surface as an unhandled rejection.
+  for (const later of [databaseReady, chainsReady]) later.catch(() => undefined);
+  const [natsUrl, bundles] = await Promise.all([natsReady, bundlesReady]);
   const spawnService = (name: (typeof SERVICE_NAMES)[number], extra: Record<string, string> = {}) => {
     const i = SERVICE_NAMES.indexOf(name);
     // A 1 MB young generation: the services allocate little per request, and the default 16 MB
@@ -114,7 +116,6 @@ async function main() {
         ...inheritedEnv(),
         IDENTITY_SECRET: identitySecret,
         NATS_URL: natsUrl,
-        DATABASE_URL: databaseUrl,
         DATA_DIR: dataDir,
         PORT: String(env.PORT),
         PUBLIC_BASE_URL: publicBaseUrl,
@@ -129,10 +130,17 @@ async function main() {
     });
     children.push({ name, child });
   };
-  for (const name of SERVICE_NAMES) if (name !== "payments") spawnService(name);
-  // Only payments holds the development chains' keys, so only payments waits for them.
+  // What a first read needs starts first: the gateway with the bus, board, metering and identity
+  // as soon as the database answers, payments (the only holder of the development chains' keys)
+  // once those run too. The scanner, which scores two boards as it starts (seconds of CPU on two
+  // cores), starts once the board answers: the board serves its stored publication meanwhile.
+  spawnService("gateway");
+  const databaseUrl = await databaseReady;
+  for (const name of ["board", "metering", "identity"] as const) spawnService(name, { DATABASE_URL: databaseUrl });
   const dev = await chainsReady;
-  spawnService("payments", dev?.env ?? {});
+  spawnService("payments", { DATABASE_URL: databaseUrl, ...dev?.env });
+  await waitForPings(natsUrl, env.START_TIMEOUT_SECONDS * 1000, ["board"]);
+  spawnService("scanner-ingest");
 
   await waitForPings(natsUrl, env.START_TIMEOUT_SECONDS * 1000);
   say(`all ${SERVICE_NAMES.length} services ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -157,11 +165,11 @@ function announceDevelopment(walletsFile: string, seconds: number) {
 }
 
 /** Every service answers its ping on the bus: it is connected, registered and serving. */
-async function waitForPings(natsUrl: string, timeoutMs: number) {
+async function waitForPings(natsUrl: string, timeoutMs: number, services: readonly ServiceName[] = SERVICE_NAMES) {
   const nc = await connect({ servers: natsUrl, waitOnFirstConnect: true });
   const deadline = Date.now() + timeoutMs;
   try {
-    for (const name of SERVICE_NAMES) {
+    for (const name of services) {
       for (;;) {
         try {
           await nc.request(pingEndpoint(name).subject, new Uint8Array(0), { timeout: 1000 });
