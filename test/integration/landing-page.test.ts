@@ -261,4 +261,24 @@ describe("landing page", () => {
       await v.page.close();
     }
   });
+
+  it("says loudly that payments are development payments when payments runs in development mode", async () => {
+    await stack.startPayments({ PAYMENTS_MODE: "development" });
+    await untilPage(200, 'data-payments="development"');
+    const v = await visit();
+    try {
+      const banner = v.page.locator('[data-payments="development"]');
+      expect(await banner.textContent()).toContain("Development payments: local chains and stand-ins, no real money");
+      expect(await banner.isVisible()).toBe(true);
+      // Styled by the hashed sheet: a solid warning colour, not the page's white.
+      const background = await banner.evaluate((el) => (globalThis as unknown as StyleWindow).getComputedStyle(el).backgroundColor);
+      expect(background).toBe("rgb(179, 38, 30)");
+      expect(v.consoleErrors).toEqual([]);
+      expect(v.violations).toEqual([]);
+      expect(v.requests).toEqual([`${stack.base}/`]);
+      await v.page.screenshot({ path: `${RESULTS}landing-page-development.png` });
+    } finally {
+      await v.page.close();
+    }
+  });
 });

@@ -60,7 +60,12 @@ describe("skeleton services", () => {
       expect((await fetch(`${base}/healthz`)).status).toBe(200);
       const ready = await fetch(`${base}/readyz`);
       expect(ready.status).toBe(200);
-      expect(await ready.json()).toEqual({ status: "ready", checks: { nats: "ok", database: "ok" } });
+      const body = (await ready.json()) as Record<string, unknown>;
+      if (rt.service === "payments") {
+        // payments also says which rails it offers (none configured here) and whether money is real.
+        expect(body).toMatchObject({ status: "ready", checks: { nats: "ok", database: "ok", endpoints: "ok" }, mode: "production" });
+        expect(body.rails).toEqual({ base: "off", solana: "off", algorand: "off", batched: "off", mpp: "off" });
+      } else expect(body).toEqual({ status: "ready", checks: { nats: "ok", database: "ok" } });
       const metrics = await (await fetch(`${base}/metrics`)).text();
       expect(metrics).toContain("bus_handled_seconds");
       expect(metrics).toContain(`service="${rt.service}"`);

@@ -20,6 +20,8 @@ export async function startHealthServer(opts: {
   port: number;
   host?: string;
   checks: Record<string, ReadinessCheck>;
+  /** More of the service's own state for the /readyz body, beside status and checks (it does not decide readiness). */
+  describe?: () => Record<string, unknown>;
   registry: Registry;
   log: Logger;
 }): Promise<HealthServer> {
@@ -28,7 +30,7 @@ export async function startHealthServer(opts: {
     if (req.method !== "GET" && req.method !== "HEAD") return send(res, 405, { status: "method_not_allowed" });
     if (path === "/healthz") return send(res, 200, { status: "alive" });
     if (path === "/readyz") {
-      void readiness(opts.checks).then(({ ready, checks }) => send(res, ready ? 200 : 503, { status: ready ? "ready" : "not_ready", checks }));
+      void readiness(opts.checks).then(({ ready, checks }) => send(res, ready ? 200 : 503, { status: ready ? "ready" : "not_ready", checks, ...opts.describe?.() }));
       return;
     }
     if (path === "/metrics") {

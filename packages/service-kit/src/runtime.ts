@@ -20,6 +20,8 @@ export interface RuntimeOptions<S extends Record<string, unknown>> {
   database?: { migrationsFolder?: string; schema?: S };
   /** Further readiness checks beyond the bus and the database. */
   checks?: Record<string, ReadinessCheck>;
+  /** More of the service's state for the /readyz body, asked per request (it does not decide readiness). */
+  describeReadiness?: () => Record<string, unknown>;
 }
 
 export interface Runtime<S extends Record<string, unknown>> {
@@ -76,7 +78,7 @@ export async function startRuntime<S extends Record<string, unknown> = Record<st
       ...(database ? { database: () => database.ping() } : {}),
       ...opts.checks,
     };
-    const health = await startHealthServer({ port: opts.env.HEALTH_PORT, checks, registry: metrics.registry, log });
+    const health = await startHealthServer({ port: opts.env.HEALTH_PORT, checks, describe: opts.describeReadiness, registry: metrics.registry, log });
     lifecycle.onStop("health", () => health.close());
     return {
       service: opts.service,

@@ -1,10 +1,14 @@
 import { z } from "zod";
 import { BaseUnits, IsoDateTime } from "../records/common.js";
+import { PaymentRails, type RailName } from "../records/payment-rails.js";
 import { busEndpoint } from "./endpoint.js";
 
 /** The rails a paid read can be bought on (SPEC.md 4.1 rule 5, DECISIONS.md "Payments"). */
 export const Rail = z.enum(["base", "solana", "algorand", "circle_batched", "mpp"]);
 export type Rail = z.infer<typeof Rail>;
+
+/** Each rail's name in PaymentRails (as buyers name it). */
+export const RAIL_NAME: Readonly<Record<Rail, RailName>> = { base: "base", solana: "solana", algorand: "algorand", circle_batched: "batched", mpp: "mpp" };
 
 /** Where the client put its payment: PAYMENT-SIGNATURE (v2), X-PAYMENT (v1, or v2 by SPEC.md's name), Authorization: Payment (MPP). */
 export const PaymentCarrier = z.enum(["payment-signature", "x-payment", "authorization"]);
@@ -62,7 +66,8 @@ export type ReleaseRequest = z.infer<typeof ReleaseRequest>;
 export const ReleaseReply = z.object({ released: z.boolean() });
 export type ReleaseReply = z.infer<typeof ReleaseReply>;
 
-export const PaymentsStatusReply = z.object({ last_settlement_at: IsoDateTime.nullable(), settlements: z.number().int().min(0) });
+/** Settlements so far, and the mode and rails of the replica that answered. */
+export const PaymentsStatusReply = z.object({ last_settlement_at: IsoDateTime.nullable(), settlements: z.number().int().min(0), ...PaymentRails.shape });
 export type PaymentsStatusReply = z.infer<typeof PaymentsStatusReply>;
 
 export const paymentsRequirements = busEndpoint("payments", "requirements", RequirementsRequest, RequirementsReply);
@@ -83,3 +88,9 @@ export const paymentsStatus = busEndpoint("payments", "status", z.object({}), Pa
 export const SETTLEMENT_EVENT_SUBJECT = "payments.events.settled";
 export const SettlementEvent = z.object({ settled_at: IsoDateTime, rail: Rail, network: z.string() });
 export type SettlementEvent = z.infer<typeof SettlementEvent>;
+
+/**
+ * A PaymentRails, published (core NATS) by a payments replica at start and whenever one of its
+ * rails changes state, so the board's status view follows without asking payments per read.
+ */
+export const PAYMENT_RAILS_EVENT_SUBJECT = "payments.events.rails";

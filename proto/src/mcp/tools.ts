@@ -71,7 +71,7 @@ export const MCP_TOOLS: readonly McpTool[] = [
   }),
   free("get_free_board", "Free slice", "The previous trading day's top 3 names per book with regime lines. Free.", { route: "/api/board/free" }),
   free("get_symbols", "Symbol directory", "Every symbol the board scores, its sector and books. Free.", { route: "/api/board/symbols" }),
-  free("get_status", "Service status", "Data freshness, reads served, last settlement and performance. Free.", { route: "/api/board/status" }),
+  free("get_status", "Service status", "Data freshness, reads served, last settlement, performance, and whether payments are development (no real money) with each rail live, down or off. Free.", { route: "/api/board/status" }),
   free("get_board_state", "Change detection", "A content hash per read: poll this and buy only when a hash changes. Free.", { route: "/api/board/state" }),
 
   live("/api/board/agent", "Full board, live", "The full live board: every name, every book's regime verdict, cards and lanes."),

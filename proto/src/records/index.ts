@@ -6,6 +6,7 @@ export * from "./levels.js";
 export * from "./book.js";
 export * from "./board.js";
 export * from "./directory.js";
+export * from "./payment-rails.js";
 export * from "./views.js";
 export * from "./snapshot.js";
 export * from "./signals.js";

@@ -3,6 +3,7 @@ import { BookCode, IsoDate, IsoDateTime, PRODUCT } from "./common.js";
 import { FullBoard, ProviderInfo } from "./board.js";
 import { FreshnessBlock } from "./freshness.js";
 import { NameRecord } from "./name-record.js";
+import { PaymentRails } from "./payment-rails.js";
 import { RegimeVerdictCode, Stance } from "./regime.js";
 
 /** Every view the board pre-renders per snapshot. The route catalogue maps paths onto these. */
@@ -82,6 +83,11 @@ export const BoardStatus = z.object({
   reads_served: z.record(z.string(), z.number().int().min(0)).nullable(),
   last_settlement_at: IsoDateTime.nullable(),
   performance: z.record(z.string(), z.number()).nullable(),
+  /**
+   * An addition to SPEC.md's fields: whether payments runs development chains (no real money)
+   * and which rails are live; null until payments has reported.
+   */
+  payments: PaymentRails.nullable(),
   pending: z.record(z.string(), z.string()),
   freshness: FreshnessBlock,
 });

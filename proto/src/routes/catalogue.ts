@@ -102,7 +102,7 @@ export const ROUTES: readonly Route[] = [
   }),
 
   free("/api/board/free", "free", "The previous trading day's top 3 names per book with regime lines."),
-  free("/api/board/status", "status", "Service status: data freshness, reads served, last settlement, performance."),
+  free("/api/board/status", "status", "Service status: data freshness, reads served, last settlement, performance; payments mode (development: no real money) and each rail live, down or off."),
   free("/api/board/symbols", "symbols", "The symbol directory."),
   free("/api/board/state", "state", "A content hash per view: poll this and buy only on change."),
   free("/api/board/asof", "asof-sample", "One complete committed sample day of scores.", z.object({ sample: SampleParam })),

@@ -15,6 +15,32 @@ const mnemonic25 = z
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 
 /**
+ * The bytes a base64 or base64url text (RFC 4648 4 and 5) decodes to, or null when it is
+ * neither: one alphabet throughout, padding optional but only at the end and only to a
+ * multiple of 4 characters.
+ */
+function base64Bytes(text: string): number | null {
+  const m = /^(?:([A-Za-z0-9+/]*)|([A-Za-z0-9_-]*))(={0,2})$/.exec(text);
+  if (!m) return null;
+  const data = m[1] ?? m[2] ?? "";
+  const padding = m[3] ?? "";
+  if (padding.length > 0 && text.length % 4 !== 0) return null;
+  // A last group of one character holds 6 bits: no byte string encodes to it.
+  if (data.length % 4 === 1) return null;
+  return Math.floor((data.length * 6) / 8);
+}
+const MPP_SECRET_MIN_BYTES = 32;
+/**
+ * mppx keys its HMAC with the text itself (32+ UTF-8 bytes); we ask for what makes it strong:
+ * base64 or base64url of 32+ random bytes (`openssl rand -base64 32`, 43 characters or more).
+ */
+const mppSecret = z
+  .string()
+  .refine((s) => (base64Bytes(s) ?? 0) >= MPP_SECRET_MIN_BYTES, `must be base64 or base64url text that decodes to at least ${MPP_SECRET_MIN_BYTES} bytes`);
+/** Milliseconds, as a whole number. */
+const millis = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+/**
  * A rail is offered only when its payTo is configured; a configured rail must be complete,
  * and anything malformed stops the service at start (the message names the variable, never
  * its value).
@@ -41,8 +67,20 @@ export const PaymentsEnv = baseEnv(9105)
     ALGORAND_FACILITATOR_MNEMONIC: mnemonic25.optional(),
     /** Circle's Gateway API (batched rail); payTo is PAY_TO_BASE. */
     CIRCLE_GATEWAY_URL: httpUrl.optional(),
-    /** HMAC key binding MPP challenges to this service (32+ bytes, hex or base64). */
-    MPP_SECRET_KEY: z.string().min(43, "must be at least 32 bytes of key material").optional(),
+    /** HMAC key binding MPP challenges to this service: base64 or base64url text of 32+ bytes. */
+    MPP_SECRET_KEY: mppSecret.optional(),
+    /** `development`: the launcher's development chains (no real money), said in status, readiness and on the landing page. */
+    PAYMENTS_MODE: z.enum(["development", "production"]).default("production"),
+    /**
+     * A configured rail whose backend (RPC, algod, Circle's Gateway) does not answer is not
+     * offered and is asked again after RAIL_RETRY_INITIAL_MS, doubling to RAIL_RETRY_MAX_MS,
+     * each wait shortened by up to RAIL_RETRY_JITTER of itself (replicas do not retry in step).
+     */
+    RAIL_RETRY_INITIAL_MS: millis(1, 600_000).default(500),
+    RAIL_RETRY_MAX_MS: millis(1, 3_600_000).default(30_000),
+    RAIL_RETRY_JITTER: z.coerce.number().min(0).max(1).default(0.2),
+    /** How long one ask of a rail's backend may take before it counts as no answer. */
+    RAIL_PROBE_TIMEOUT_MS: millis(100, 60_000).default(5_000),
     /** How long a client has to pay after a 402 (x402 maxTimeoutSeconds). */
     PAYMENT_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(3600).default(120),
     /** Claims still open this long after claiming are reconciled against the chain. */
@@ -59,6 +97,8 @@ export const PaymentsEnv = baseEnv(9105)
     need(env.PAY_TO_ALGORAND, ["ALGOD_URL", "ALGORAND_FACILITATOR_MNEMONIC"], "when PAY_TO_ALGORAND is set");
     need(env.CIRCLE_GATEWAY_URL, ["PAY_TO_BASE"], "when CIRCLE_GATEWAY_URL is set (the batched rail pays PAY_TO_BASE)");
     need(env.MPP_SECRET_KEY, ["PAY_TO_BASE"], "when MPP_SECRET_KEY is set (MPP settles on Base)");
+    if (env.RAIL_RETRY_MAX_MS < env.RAIL_RETRY_INITIAL_MS)
+      ctx.addIssue({ code: "custom", path: ["RAIL_RETRY_MAX_MS"], message: "must be at least RAIL_RETRY_INITIAL_MS" });
   });
 export type PaymentsEnv = z.infer<typeof PaymentsEnv>;
 

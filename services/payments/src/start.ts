@@ -1,5 +1,18 @@
 import { fileURLToPath } from "node:url";
-import { paymentsCatalogue, paymentsClaim, paymentsRelease, paymentsRequirements, paymentsSettle, paymentsStatus, identitySignInChallenge, ROUTE_BY_PATH, SETTLEMENT_EVENT_SUBJECT } from "@board/proto";
+import {
+  identitySignInChallenge,
+  PAYMENT_RAILS_EVENT_SUBJECT,
+  paymentsCatalogue,
+  paymentsClaim,
+  paymentsRelease,
+  paymentsRequirements,
+  paymentsSettle,
+  paymentsStatus,
+  RAIL_NAME,
+  ROUTE_BY_PATH,
+  SETTLEMENT_EVENT_SUBJECT,
+  type PaymentRails,
+} from "@board/proto";
 import { bind, BusError, request, startRuntime, type Runtime } from "@board/service-kit";
 import pkg from "../package.json" with { type: "json" };
 import { ClaimDesk } from "./claims/claim-desk.js";
@@ -10,6 +23,7 @@ import * as schema from "./db/schema.js";
 import type { PaymentsEnv } from "./env.js";
 import { configuredRails } from "./rails/configured.js";
 import type { X402Rail } from "./rails/rail.js";
+import { RailWatch, type WatchedRail } from "./rails/rail-watch.js";
 import { LocalFacilitator } from "./x402/local-facilitator.js";
 import { OfferBook } from "./x402/offer-book.js";
 import { catalogue, paymentRequired } from "./x402/payment-required.js";
@@ -17,12 +31,17 @@ import type { MppRail } from "./rails/mpp/index.js";
 
 /** A 402 waits this long at most for its sign-in challenge. */
 const SIGN_IN_CHALLENGE_TIMEOUT_MS = 500;
+/** What /readyz means here, in its body: a rail's backend is not a dependency of readiness. */
+const READINESS_NOTE = "ready when payments.v1.* answer; a rail that is down is not offered, is retried in the background, and does not make payments unready";
 
 export interface PaymentsService {
   readonly runtime: Runtime<typeof schema>;
   readonly claims: ClaimStore;
   readonly desk: ClaimDesk;
+  /** Every configured x402 rail (offered or not: see `watch`). */
   readonly rails: readonly X402Rail[];
+  /** Which rails are offered now. */
+  readonly watch: RailWatch;
   /** Reconciles claims open for longer than RECONCILE_AFTER_SECONDS (also run at start and on that period). */
   reconcile(): Promise<ReconcileResult>;
   stop(): Promise<void>;
@@ -36,17 +55,36 @@ export interface PaymentsOptions {
 
 /** Offers, verification, settlement, claims and receipts, answered on payments.v1.*. */
 export async function startPayments(env: PaymentsEnv, opts: PaymentsOptions = {}): Promise<PaymentsService> {
+  // Set once the rails are watched and the endpoints served; /readyz may be asked before.
+  let watch: RailWatch | null = null;
+  let serving = false;
   const rt = await startRuntime({
     service: "payments",
     version: pkg.version,
     description: "Offers, verification, settlement, claims and receipts",
     env,
     database: { migrationsFolder: fileURLToPath(new URL("../drizzle", import.meta.url)), schema },
+    checks: {
+      endpoints: () => {
+        if (!serving) throw new Error("not serving yet");
+      },
+    },
+    describeReadiness: () => ({ ...(watch?.report() ?? { mode: env.PAYMENTS_MODE }), note: READINESS_NOTE }),
   });
   try {
     const configured = configuredRails(env);
     const rails = opts.rails ?? configured.x402;
     const mpp = opts.mpp === undefined ? configured.mpp : opts.mpp;
+    const mppProbe = opts.mpp === undefined ? configured.mppProbe : null;
+    const railWatch = new RailWatch({
+      mode: env.PAYMENTS_MODE,
+      schedule: { initialMs: env.RAIL_RETRY_INITIAL_MS, maxMs: env.RAIL_RETRY_MAX_MS, jitter: env.RAIL_RETRY_JITTER },
+      timeoutMs: env.RAIL_PROBE_TIMEOUT_MS,
+      log: rt.log,
+      onChange: (report: PaymentRails) => rt.bus.nc.publish(PAYMENT_RAILS_EVENT_SUBJECT, JSON.stringify(report)),
+    });
+    watch = railWatch;
+    rt.lifecycle.onStop("rail watch", () => railWatch.stop());
     const ours = new LocalFacilitator();
     for (const rail of rails) rail.register?.(ours.facilitator);
     const signInChallenge = async (resourceUrl: string) => {
@@ -57,8 +95,19 @@ export async function startPayments(env: PaymentsEnv, opts: PaymentsOptions = {}
         return null;
       }
     };
-    const book = new OfferBook(rails, ours, new URL(env.PUBLIC_BASE_URL), env.PAYMENT_TIMEOUT_SECONDS, signInChallenge);
+    const book = new OfferBook(rails, ours, new URL(env.PUBLIC_BASE_URL), env.PAYMENT_TIMEOUT_SECONDS, signInChallenge, (rail) => railWatch.isLive(RAIL_NAME[rail.rail]));
     await book.initialize();
+    const watched: WatchedRail[] = rails.map((rail) => ({
+      name: RAIL_NAME[rail.rail],
+      bringUp: async () => {
+        await rail.probe?.();
+        await book.prepare(rail);
+      },
+    }));
+    if (mpp) watched.push({ name: "mpp", bringUp: () => mppProbe?.() ?? Promise.resolve() });
+    // Every rail is asked once before serving, so the first 402 offers each one that answers.
+    await railWatch.start(watched);
+    const liveMpp = () => (mpp && railWatch.isLive("mpp") ? mpp : null);
     const claims = new ClaimStore(rt.database!.db);
     const desk = new ClaimDesk(
       book,
@@ -66,29 +115,41 @@ export async function startPayments(env: PaymentsEnv, opts: PaymentsOptions = {}
       claims,
       rt.log,
       mpp,
+      () => railWatch.isLive("mpp"),
       (event) => rt.bus.nc.publish(SETTLEMENT_EVENT_SUBJECT, JSON.stringify(event)),
       countSettlements(rt.metrics),
     );
-    rt.log.info({ rails: [...rails.map((r) => r.rail), ...(mpp ? ["mpp"] : [])] }, rails.length ? "payment rails offered" : "no payment rail configured: paid reads cannot be bought");
+    if (watched.length) rt.log.info(railWatch.report(), "payment rails at start");
+    else rt.log.warn({ mode: env.PAYMENTS_MODE }, "no payment rail configured: paid reads cannot be bought");
 
     await rt.serve([
       bind(paymentsRequirements, async (req) => {
         const route = ROUTE_BY_PATH.get(req.path);
         if (!route || route.kind !== "paid") throw new BusError("not_found", 404, `${req.path} is not a paid route`);
-        return paymentRequired(book, mpp, route, req);
+        return paymentRequired(book, liveMpp(), route, req);
       }),
-      bind(paymentsCatalogue, async () => ({ body: await catalogue(book, mpp) })),
+      bind(paymentsCatalogue, async () => ({ body: await catalogue(book, liveMpp()) })),
       bind(paymentsClaim, (req) => desk.claim(req)),
       bind(paymentsSettle, (req) => desk.settle(req.claim_id)),
       bind(paymentsRelease, async (req) => ({ released: await desk.release(req.claim_id, req.reason) })),
-      bind(paymentsStatus, () => desk.status()),
+      bind(paymentsStatus, async () => ({ ...(await desk.status()), ...railWatch.report() })),
     ]);
-    const reconcile = () => reconcileOpenClaims(claims, rails, new Date(Date.now() - env.RECONCILE_AFTER_SECONDS * 1000), rt.log);
+    serving = true;
+    // For a board that was listening before this replica came: its rails as they are now.
+    rt.bus.nc.publish(PAYMENT_RAILS_EVENT_SUBJECT, JSON.stringify(railWatch.report()));
+    // Only rails whose chain answers are asked about open claims: the others' claims wait for a later pass.
+    const reconcile = () =>
+      reconcileOpenClaims(
+        claims,
+        rails.filter((r) => railWatch.isLive(RAIL_NAME[r.rail])),
+        new Date(Date.now() - env.RECONCILE_AFTER_SECONDS * 1000),
+        rt.log,
+      );
     await reconcile();
     const timer = setInterval(() => void reconcile().catch((err: unknown) => rt.log.warn({ err }, "reconciliation failed")), env.RECONCILE_AFTER_SECONDS * 1000);
     timer.unref();
     rt.lifecycle.onStop("reconciliation", async () => clearInterval(timer));
-    return { runtime: rt, claims, desk, rails, reconcile, stop: () => rt.stop() };
+    return { runtime: rt, claims, desk, rails, watch: railWatch, reconcile, stop: () => rt.stop() };
   } catch (err) {
     await rt.stop();
     throw err;

@@ -1,16 +1,29 @@
-import { BoardStatus, meteringReadsServed, paymentsStatus, READS_SERVED_EVENT_SUBJECT, ReadsServedReply, SETTLEMENT_EVENT_SUBJECT, SettlementEvent } from "@board/proto";
-import { request, type Logger, type NatsConnection } from "@board/service-kit";
+import {
+  BoardStatus,
+  meteringReadsServed,
+  PAYMENT_RAILS_EVENT_SUBJECT,
+  PaymentRails,
+  paymentsStatus,
+  READS_SERVED_EVENT_SUBJECT,
+  ReadsServedReply,
+  SETTLEMENT_EVENT_SUBJECT,
+  SettlementEvent,
+} from "@board/proto";
+import { isBusError, request, type Logger, type NatsConnection } from "@board/service-kit";
 import { publish, type Publication, type PublishedView } from "../publication.js";
+import { PAYMENTS_PENDING } from "./status.js";
 
 /**
- * The status view with the figures other services own: the last settlement time comes from
- * payments and the reads served from metering (each asked once at start, then followed
- * through their events). The view is re-rendered only when one of them or the publication
- * changes, never per read.
+ * The status view with the figures other services own: the last settlement time and the
+ * payments block (mode and rails) come from payments, the reads served from metering (each
+ * asked once at start, then followed through their events). The view is re-rendered only when
+ * one of them or the publication changes, never per read.
  */
 export class LiveStatus {
   private lastSettlementAt: string | null = null;
   private readsServed: ReadsServedReply | null = null;
+  /** As the last payments replica to speak said (replicas agree on mode; each says its own rails). */
+  private payments: PaymentRails | null = null;
   /** Bumped on every change of a figure, so the cached view knows it is stale. */
   private version = 0;
   private cache: { pub: Publication; version: number; stale: boolean; view: PublishedView } | null = null;
@@ -35,19 +48,36 @@ export class LiveStatus {
         if (event.success) this.noteReads(event.data);
       },
     });
+    const rails = this.nc.subscribe(PAYMENT_RAILS_EVENT_SUBJECT, {
+      callback: (err, msg) => {
+        if (err) return;
+        const event = PaymentRails.safeParse(safeJson(msg.data));
+        if (event.success) this.notePayments(event.data);
+      },
+    });
     const [status, served] = await Promise.allSettled([
       request(this.nc, paymentsStatus, {}, { timeoutMs: 1_000 }),
       request(this.nc, meteringReadsServed, {}, { timeoutMs: 1_000 }),
     ]);
-    // A service that starts later brings its figure with its next event.
-    if (status.status === "fulfilled" && status.value.last_settlement_at) this.note(status.value.last_settlement_at);
-    else if (status.status === "rejected") this.log.info({ err: status.reason }, "payments status unavailable at start");
+    // A service that starts later brings its figure with its next event: not being there yet is
+    // the normal start order, said in one line with a reason code, never as a failure.
+    if (status.status === "fulfilled") {
+      if (status.value.last_settlement_at) this.note(status.value.last_settlement_at);
+      this.notePayments({ mode: status.value.mode, rails: status.value.rails });
+    } else this.log.info({ reason: unavailable(status.reason) }, "payments status unavailable at start; following its events");
     if (served.status === "fulfilled") this.noteReads(served.value);
-    else this.log.info({ err: served.reason }, "metering reads served unavailable at start");
+    else this.log.info({ reason: unavailable(served.reason) }, "metering reads served unavailable at start; following its events");
     return () => {
       sub.unsubscribe();
       reads.unsubscribe();
+      rails.unsubscribe();
     };
+  }
+
+  private notePayments(payments: PaymentRails): void {
+    if (JSON.stringify(payments) === JSON.stringify(this.payments)) return;
+    this.payments = payments;
+    this.version++;
   }
 
   private note(at: string): void {
@@ -69,22 +99,30 @@ export class LiveStatus {
   view(pub: Publication, stale = false): PublishedView | undefined {
     const at = this.lastSettlementAt;
     const reads = this.readsServed;
-    if (at === null && reads === null && !stale) return pub.views.get("status");
+    const payments = this.payments;
+    if (at === null && reads === null && payments === null && !stale) return pub.views.get("status");
     if (this.cache?.pub === pub && this.cache.version === this.version && this.cache.stale === stale) return this.cache.view;
-    const { last_settlement_at: _settled, reads_served: _reads, ...rest } = pub.status.pending;
+    const { last_settlement_at: _settled, reads_served: _reads, payments: _payments, ...rest } = pub.status.pending;
     const pending = {
       ...rest,
       ...(at === null ? { last_settlement_at: pub.status.pending.last_settlement_at ?? "null until payments settles a paid read" } : {}),
       ...(reads === null ? { reads_served: pub.status.pending.reads_served ?? "null until metering counts served reads" } : {}),
+      ...(payments === null ? { payments: pub.status.pending.payments ?? PAYMENTS_PENDING } : {}),
     };
     const view = publish(
       pub.board,
-      { ...pub.status, status: stale ? "stale" : "ok", last_settlement_at: at, reads_served: reads?.reads_served ?? null, pending },
+      { ...pub.status, status: stale ? "stale" : "ok", last_settlement_at: at, reads_served: reads?.reads_served ?? null, payments, pending },
       BoardStatus,
     );
     this.cache = { pub, version: this.version, stale, view };
     return view;
   }
+}
+
+/** Why a service's figure could not be asked at start, as a reason code (no responder: it is not on the bus yet). */
+function unavailable(err: unknown): string {
+  if (isBusError(err)) return err.code;
+  return "no_answer";
 }
 
 function safeJson(data: Uint8Array): unknown {

@@ -1,5 +1,8 @@
 import { PRODUCT, type BoardContent, type BoardStatus, type PerfView } from "@board/proto";
 
+/** Why `payments` is null: payments has not said its mode and rails to this replica yet. */
+export const PAYMENTS_PENDING = "null until payments reports its mode and rails";
+
 /**
  * /api/board/status. Reads served belong to metering, the last settlement to payments and
  * performance to the audit: until those run, the fields are null and `pending` says so.
@@ -25,9 +28,11 @@ export function statusView(
     reads_served: null,
     last_settlement_at: null,
     performance,
+    payments: null,
     pending: {
       reads_served: "null until metering counts served reads",
       last_settlement_at: "null until payments settles a paid read",
+      payments: PAYMENTS_PENDING,
       ...(performance ? {} : { performance: "null until enough committed sessions are measured (see /api/perf)" }),
     },
   };

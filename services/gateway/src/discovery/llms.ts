@@ -181,7 +181,7 @@ export function llmsTxt(base: URL): string {
       "How to poll",
       [
         link("Board state", at("/api/board/state"), "a content hash per read: poll it, buy only when the hash of the read you want changes"),
-        link("Status", at("/api/board/status"), "data freshness, reads served, last settlement"),
+        link("Status", at("/api/board/status"), "data freshness, reads served, last settlement, payments mode and live rails"),
         "",
         POLLING_TERMS,
         "The board refreshes about every 5 minutes in US market hours; outside them the last board is served until the morning board, published 90 minutes before each open, and next_refresh_at names whichever comes next (the morning board after the close). The crypto book is refreshed on US weekdays only.",

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
-import type { Route } from "@board/proto";
+import type { PaymentsMode, Route } from "@board/proto";
 import type { BoardViewDeps } from "../http/board-view.js";
 import { renderLandingPage, type BoardSlice } from "./render.js";
 import { readSlice, type DrawnViews, type SliceRead } from "./slice.js";
@@ -13,6 +13,8 @@ export interface RenderedPage {
   gzip: Buffer;
   /** The views a drawn page was rendered from; null for the warming-up and unreachable pages. */
   views: DrawnViews | null;
+  /** The payments mode it was rendered for (null: not known). */
+  payments: PaymentsMode | null;
 }
 
 export interface LandingPagesOptions {
@@ -21,6 +23,8 @@ export interface LandingPagesOptions {
   revalidateMs: number;
   now: () => number;
   warn: (err: unknown, message: string) => void;
+  /** Payments' mode (development: the page says no real money), or null when payments does not answer. */
+  paymentsMode: () => Promise<PaymentsMode | null>;
 }
 
 /**
@@ -32,7 +36,9 @@ export class LandingPages {
   private page: RenderedPage | null = null;
   private checkedAt = Number.NEGATIVE_INFINITY;
   private pending: Promise<RenderedPage> | null = null;
-  private readonly unavailable = new Map<"warming_up" | "unreachable", RenderedPage>();
+  private readonly unavailable = new Map<string, RenderedPage>();
+  /** The last mode payments said: kept while it does not answer (a restart does not change it). */
+  private payments: PaymentsMode | null = null;
 
   constructor(
     private readonly deps: BoardViewDeps,
@@ -48,7 +54,8 @@ export class LandingPages {
   }
 
   private async refresh(): Promise<RenderedPage> {
-    const read = await readSlice(this.deps, this.page?.views ?? null);
+    const [read, payments] = await Promise.all([readSlice(this.deps, this.page?.views ?? null), this.opts.paymentsMode()]);
+    this.payments = payments ?? this.payments;
     this.page = this.pageFor(read);
     this.checkedAt = this.opts.now();
     return this.page;
@@ -58,24 +65,26 @@ export class LandingPages {
     const last = this.page;
     if (read.kind === "drawn") {
       const { views } = read;
-      if (last?.views && last.views.freeEtag === views.freeEtag && last.views.delayedEtag === views.delayedEtag) return last;
+      if (last?.views && last.views.freeEtag === views.freeEtag && last.views.delayedEtag === views.delayedEtag && last.payments === this.payments) return last;
       return this.render({ kind: "drawn", free: views.free, delayed: views.delayed }, views);
     }
     if (read.kind === "unreachable") {
       this.opts.warn(read.err, "landing page: the board did not answer");
       // The last drawn page states its own as-of day: better than no slice while the board is away.
-      if (last?.views) return last;
+      if (last?.views && last.payments === this.payments) return last;
+      if (last?.views) return this.render({ kind: "drawn", free: last.views.free, delayed: last.views.delayed }, last.views);
     }
-    let page = this.unavailable.get(read.kind);
+    const key = `${read.kind}:${this.payments ?? "unknown"}`;
+    let page = this.unavailable.get(key);
     if (!page) {
       page = this.render({ kind: read.kind }, null);
-      this.unavailable.set(read.kind, page);
+      this.unavailable.set(key, page);
     }
     return page;
   }
 
   private render(slice: BoardSlice, views: DrawnViews | null): RenderedPage {
-    const identity = Buffer.from(renderLandingPage({ slice, routes: this.opts.routes }), "utf8");
+    const identity = Buffer.from(renderLandingPage({ slice, routes: this.opts.routes, payments: this.payments }), "utf8");
     const drawn = slice.kind === "drawn";
     return {
       status: drawn ? 200 : 503,
@@ -83,6 +92,7 @@ export class LandingPages {
       identity,
       gzip: gzipSync(identity),
       views,
+      payments: this.payments,
     };
   }
 }

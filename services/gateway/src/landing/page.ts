@@ -4,6 +4,7 @@ import { apiCatalogLink } from "../discovery/api-catalog.js";
 import { preferredEncoding } from "../http/encoding.js";
 import type { ReadDeps } from "../http/read.js";
 import { LandingPages, type RenderedPage } from "./cache.js";
+import { readPaymentsMode } from "./payments-mode.js";
 import { STYLE_HASH } from "./style.js";
 
 /** Nothing loads but the page's own hashed style sheet: no script, font, frame or form target. */
@@ -31,6 +32,7 @@ function pagesFor(deps: ReadDeps): LandingPages {
       revalidateMs: REVALIDATE_MS,
       now: () => performance.now(),
       warn: (err, message) => deps.log.warn({ err }, message),
+      paymentsMode: () => readPaymentsMode(deps),
     });
     pagesOf.set(deps, pages);
   }

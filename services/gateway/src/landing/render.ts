@@ -1,4 +1,4 @@
-import { DISCLAIMER, type FreeBoard, type FullBoard, type Route } from "@board/proto";
+import { DISCLAIMER, type FreeBoard, type FullBoard, type PaymentsMode, type Route } from "@board/proto";
 import { renderAccess } from "./access.js";
 import { renderBooks } from "./books.js";
 import { formatDateTime } from "./format.js";
@@ -18,6 +18,8 @@ export type BoardSlice =
 export interface LandingInput {
   slice: BoardSlice;
   routes: readonly Route[];
+  /** Payments' mode; `development` puts the no-real-money banner at the top. Unknown: no banner. */
+  payments?: PaymentsMode | null;
 }
 
 /** The documents a visitor or an agent reads next, in this order. */
@@ -33,12 +35,15 @@ const DOCUMENTS = [
   "/api/board/free",
 ] as const;
 
+/** Loud, so nobody takes the development chains for real payments. */
+const DEVELOPMENT_BANNER = html`<p class="dev-payments" role="alert" data-payments="development"><strong>Development payments: local chains and stand-ins, no real money.</strong> Every rail here settles on chains started on this machine; nothing paid here is worth anything (<a href="/api/board/status">status</a>: <code>payments.mode</code> is <code>development</code>).</p>`;
+
 /** Free reads that need their one query parameter to be read at all. */
 const FREE_READ_AS: Readonly<Record<string, string>> = { "/api/board/asof": "/api/board/asof?sample=1" };
 
 /** The landing page: pure, data in, HTML out; every data value goes through the escaping template. */
 export function renderLandingPage(input: LandingInput): string {
-  const { slice, routes } = input;
+  const { slice, routes, payments } = input;
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -50,6 +55,7 @@ export function renderLandingPage(input: LandingInput): string {
 <style>${trusted(STYLE)}</style>
 </head>
 <body>
+${payments === "development" ? DEVELOPMENT_BANNER : null}
 <header>
 <h1>Scored Market Board</h1>
 <p class="lede">A per-read paid research board. About 565 names (US large-cap stocks of the S&amp;P 500 and the Nasdaq-100, macro and sector ETFs, and two crypto assets, BTC-USD and ETH-USD) are scored for opportunity, entry state and hold strength about every 5 minutes of US market hours, in four books: <code>spx</code>, <code>qqq</code>, <code>macro</code> and <code>crypto</code>, each with a regime verdict. Every read is JSON, sold per read in USDC; small slices are free.</p>

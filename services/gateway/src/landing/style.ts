@@ -20,6 +20,9 @@ code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:
 .muted{color:var(--muted)}
 .notice{border:1px solid #c9a227;background:#fff7d6;padding:.75rem 1rem;border-radius:6px;margin:1rem 0}
 .notice.warming{border-color:#8a94a6;background:#eef1f6}
+.dev-payments{margin:0;padding:.8rem 1rem;background:#b3261e;color:#fff;font-size:1.1rem;text-align:center}
+.dev-payments a{color:#fff}
+.dev-payments code{background:none;color:inherit}
 .asof{font-weight:600}
 .books{display:grid;gap:1rem;margin:1rem 0}
 .book{border:1px solid var(--line);border-radius:8px;padding:1rem;background:#fff}

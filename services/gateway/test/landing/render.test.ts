@@ -72,6 +72,17 @@ describe("landing page renderer", () => {
     expect(out).toContain("GatewayWalletBatched");
   });
 
+  it("puts the development-payments banner first when payments runs development chains, and only then", () => {
+    const banner = "Development payments: local chains and stand-ins, no real money";
+    for (const slice of [drawnInput().slice, { kind: "warming_up" as const }]) {
+      const out = renderLandingPage({ slice, routes: ROUTES, payments: "development" });
+      expect(out).toContain(`<body>\n<p class="dev-payments" role="alert" data-payments="development"><strong>${banner}.</strong>`);
+    }
+    expect(renderLandingPage({ ...drawnInput(), payments: "production" })).not.toContain(banner);
+    expect(renderLandingPage({ ...drawnInput(), payments: null })).not.toContain(banner);
+    expect(renderLandingPage(drawnInput())).not.toContain("data-payments");
+  });
+
   it("is one accessible document: language, title, headings, the disclaimer and every document link", () => {
     const out = renderLandingPage(drawnInput());
     expect(out.startsWith("<!doctype html>\n<html lang=\"en\">")).toBe(true);

@@ -36,6 +36,8 @@ export class ClaimDesk {
     private readonly store: ClaimStore,
     private readonly log: Logger,
     private readonly mpp: MppRail | null,
+    /** Whether MPP is offered now (its backend answered): a credential is claimed only then; claims already made still settle. */
+    private readonly mppOffered: () => boolean,
     private readonly onSettled: (event: SettlementEvent) => void = () => undefined,
     private readonly outcomes: SettlementOutcomes = () => undefined,
   ) {}
@@ -59,7 +61,15 @@ export class ClaimDesk {
 
     const offers = await this.book.offers(route);
     const match = decoded.version === 2 ? matchV2(offers, decoded.payload, route.path) : matchV1(offers, decoded.payload);
-    if (!match.ok) throw new BusError(match.code, 402, match.detail);
+    if (!match.ok) {
+      // Made for a rail that is configured but down: nothing is wrong with the payment, it cannot be verified now.
+      const railless = match.code === "payment_network_mismatch" || match.code === "payment_unsupported_scheme";
+      const down = railless
+        ? this.book.unavailable().find((r) => (decoded.version === 2 ? r.owns(decoded.payload.accepted) : r.v1Network === decoded.payload.network))
+        : undefined;
+      if (down) throw new BusError("service_unavailable", 503, `the ${down.rail} rail is not available at the moment`);
+      throw new BusError(match.code, 402, match.detail);
+    }
     const { rail } = match.offer;
     const requirement =
       decoded.version === 2
@@ -106,6 +116,7 @@ export class ClaimDesk {
   /** An MPP credential (Authorization: Payment): mppx checks the challenge binding and the signed authorization, then it is claimed by challenge id. */
   private async claimMpp(path: string, price: bigint, credential: string): Promise<ClaimReply> {
     if (!this.mpp) throw new BusError("payment_unsupported_scheme", 402, "MPP is not offered here");
+    if (!this.mppOffered()) throw new BusError("service_unavailable", 503, "MPP is not available at the moment: its chain does not answer");
     const expected = { amount: price.toString(), resource: path };
     let verified;
     try {

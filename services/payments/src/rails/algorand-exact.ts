@@ -195,6 +195,9 @@ export function algorandExactRail(cfg: AlgorandConfig): X402Rail {
       return { scheme: "exact", network: ALGORAND_NETWORK, payTo: cfg.payTo, price: { amount: amount.toString(), asset: ALGORAND_USDC_ASA }, maxTimeoutSeconds };
     },
     owns: (r: PaymentRequirements) => r.scheme === "exact" && onNetwork(r.network),
+    async probe() {
+      await algod.status().do();
+    },
     register(facilitator: x402Facilitator) {
       // Both spellings, so a payment is settled whichever one its requirements carry.
       facilitator.register([ALGORAND_NETWORK, ALGORAND_NETWORK_FULL], new ExactAvmFacilitator(signer));

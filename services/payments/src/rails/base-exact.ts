@@ -147,6 +147,9 @@ export function baseExactRail(cfg: BaseConfig, signer: FacilitatorEvmSigner = ba
       };
     },
     owns: (r: PaymentRequirements) => r.network === BASE_NETWORK && r.scheme === "exact" && r.extra?.["name"] !== "GatewayWalletBatched",
+    async probe() {
+      await reader.getChainId();
+    },
     register(facilitator: x402Facilitator) {
       registerExactEvmScheme(facilitator, { signer, networks: BASE_NETWORK });
     },

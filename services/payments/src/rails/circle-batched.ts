@@ -26,15 +26,26 @@ export function circleBatchedRail(cfg: CircleBatchedConfig): X402Rail {
   const gateway = new BatchFacilitatorClient({ url: cfg.gatewayUrl }) as unknown as FacilitatorClient;
   const server = new x402ResourceServer(gateway).register(BASE_NETWORK, new GatewayEvmScheme());
   let initialized: Promise<void> | null = null;
+  // Circle's supported kinds, once; a failed attempt is forgotten so the next one asks again.
+  const initialize = () =>
+    (initialized ??= (async () => {
+      // Asked by us first: x402's resource server prints a line of its own (console.warn, with
+      // the error's text) for a facilitator that does not answer.
+      await gateway.getSupported();
+      await server.initialize();
+    })().catch((err: unknown) => {
+      initialized = null;
+      throw err;
+    }));
   const usdc = getAddress(cfg.usdc);
   return {
     rail: "circle_batched" satisfies Rail,
     network: BASE_NETWORK,
     networkAliases: [],
     v1Network: null,
+    probe: initialize,
     async offer(amount: bigint, maxTimeoutSeconds: number): Promise<PaymentRequirements> {
-      initialized ??= server.initialize();
-      await initialized;
+      await initialize();
       const [requirement] = await server.buildPaymentRequirements({
         scheme: "exact",
         network: BASE_NETWORK,

@@ -13,12 +13,15 @@ export interface ConfiguredRails {
   x402: X402Rail[];
   /** The MPP usdc charge on Base, when MPP_SECRET_KEY is set. */
   mpp: MppRail | null;
+  /** Asks MPP's backend, the Base RPC it settles on (the Base rail's probe); null without MPP. */
+  mppProbe: (() => Promise<void>) | null;
 }
 
 /** The rails this configuration offers. One facilitator account on Base serves x402 and MPP alike (one nonce sequence). */
 export function configuredRails(env: PaymentsEnv): ConfiguredRails {
   const x402: X402Rail[] = [];
   let mpp: MppRail | null = null;
+  let mppProbe: (() => Promise<void>) | null = null;
   if (env.PAY_TO_BASE && env.BASE_RPC_URL && env.BASE_FACILITATOR_KEY) {
     const cfg = {
       payTo: env.PAY_TO_BASE as Address,
@@ -28,7 +31,8 @@ export function configuredRails(env: PaymentsEnv): ConfiguredRails {
       verifier: env.EVM_VERIFIER,
     };
     const signer = baseSigner(cfg);
-    x402.push(baseExactRail(cfg, signer));
+    const base = baseExactRail(cfg, signer);
+    x402.push(base);
     if (env.CIRCLE_GATEWAY_URL) x402.push(circleBatchedRail({ payTo: cfg.payTo, usdc: cfg.usdc, gatewayUrl: env.CIRCLE_GATEWAY_URL }));
     if (env.MPP_SECRET_KEY) {
       mpp = createMppRail({
@@ -41,9 +45,10 @@ export function configuredRails(env: PaymentsEnv): ConfiguredRails {
         replayStore: claimsReplayStore(),
         ...eip3009Settlement(signer),
       });
+      mppProbe = () => base.probe?.() ?? Promise.resolve();
     }
   }
   x402.push(...solanaRails(env));
   x402.push(...algorandRails(env));
-  return { x402, mpp };
+  return { x402, mpp, mppProbe };
 }

@@ -35,6 +35,12 @@ export interface X402Rail {
   offer?(amount: bigint, maxTimeoutSeconds: number): Promise<PaymentRequirements>;
   /** Whether an offer (one of ours) belongs to this rail. */
   owns(requirement: PaymentRequirements): boolean;
+  /**
+   * Asks its backend (its chain's RPC, algod, Circle's Gateway) for a sign of life; rejects
+   * while it does not answer. The rail is offered only once this resolved (rail-watch.ts).
+   * Absent: nothing to ask, offered at once.
+   */
+  probe?(): Promise<void>;
   /** Registers its scheme facilitator(s) on our own facilitator; absent when settled elsewhere. */
   register?(facilitator: x402Facilitator): void;
   /** Verifies and settles its payments: our facilitator, or the rail's own client. */

@@ -209,6 +209,9 @@ export function solanaExactRail(cfg: SolanaConfig): X402Rail {
       return { scheme: "exact", network: SOLANA_NETWORK, payTo: cfg.payTo, price: { amount: amount.toString(), asset: usdcMint }, maxTimeoutSeconds };
     },
     owns: (r: PaymentRequirements) => r.network === SOLANA_NETWORK && r.scheme === "exact",
+    async probe() {
+      await rpc.getSlot().send();
+    },
     register(facilitator: x402Facilitator) {
       // Registers the v2 scheme on mainnet and the v1 scheme on "solana" (x402-fetch 1.x).
       registerExactSvmScheme(facilitator, { signer, networks: SOLANA_NETWORK });

@@ -30,48 +30,67 @@ export interface Offer {
 export type SignInChallenger = (resourceUrl: string) => Promise<SignInChallengeReply | null>;
 
 /**
- * Every paid route's offers, built once per price by x402's resource server from the rails'
- * scheme servers: the same amount on each configured rail. The 402 itself (with its
- * sign-in-with-x declaration, fresh per response) is built here too.
+ * Every paid route's offers, built once per price and rail by x402's resource server from the
+ * rails' scheme servers: the same amount on each rail that is offered now (`offered`: its
+ * backend answered, see rail-watch.ts). The 402 itself (with its sign-in-with-x declaration,
+ * fresh per response) is built here too.
  */
 export class OfferBook {
   private readonly server: x402ResourceServer;
-  private readonly byPrice = new Map<bigint, Offer[]>();
+  /** Each rail's requirement per price, once built. */
+  private readonly built = new Map<X402Rail, Map<bigint, PaymentRequirements>>();
 
   constructor(
+    /** Every configured rail, in the order of the 402's `accepts`; payments on any of them are settled and reconciled. */
     readonly rails: readonly X402Rail[],
     ours: FacilitatorClient,
     private readonly publicBaseUrl: URL,
     private readonly maxTimeoutSeconds: number,
     private readonly signInChallenge: SignInChallenger,
+    private readonly offered: (rail: X402Rail) => boolean = () => true,
   ) {
     this.server = new x402ResourceServer(ours);
     for (const rail of rails) if (rail.server) this.server.register(rail.network, rail.server);
   }
 
-  /** Fetches the facilitator's supported kinds and builds the offers of every price in the catalogue. */
+  /** Fetches our own facilitator's supported kinds (in this process: no backend is asked). */
   async initialize(): Promise<void> {
     // x402's resource server refuses to initialize without a supported kind: with no rail
     // configured there is nothing to ask the facilitator about.
     if (this.rails.some((r) => r.server)) await this.server.initialize();
-    for (const route of PAID_ROUTES) await this.offers(route);
+  }
+
+  /** Builds a rail's offers for every price in the catalogue, before it is offered (a rail built by its library asks its backend here). */
+  async prepare(rail: X402Rail): Promise<void> {
+    for (const route of PAID_ROUTES) if (route.price !== null) await this.requirement(rail, route.price);
+  }
+
+  /** The configured rails not offered now (their backend has not answered yet). */
+  unavailable(): X402Rail[] {
+    return this.rails.filter((r) => !this.offered(r));
   }
 
   async offers(route: Route): Promise<Offer[]> {
     if (route.price === null) throw new Error(`${route.path} is not sold per read`);
-    const cached = this.byPrice.get(route.price);
-    if (cached) return cached;
     const offers: Offer[] = [];
     for (const rail of this.rails) {
-      if (rail.offer) {
-        offers.push({ rail, requirement: await rail.offer(route.price, this.maxTimeoutSeconds) });
-      } else if (rail.resourceConfig) {
-        const [requirement] = await this.server.buildPaymentRequirements(rail.resourceConfig(route.price, this.maxTimeoutSeconds));
-        if (requirement) offers.push({ rail, requirement });
-      }
+      if (!this.offered(rail)) continue;
+      const requirement = this.built.get(rail)?.get(route.price) ?? (await this.requirement(rail, route.price));
+      if (requirement) offers.push({ rail, requirement });
     }
-    this.byPrice.set(route.price, offers);
     return offers;
+  }
+
+  private async requirement(rail: X402Rail, price: bigint): Promise<PaymentRequirements | undefined> {
+    let byPrice = this.built.get(rail);
+    if (!byPrice) this.built.set(rail, (byPrice = new Map()));
+    const known = byPrice.get(price);
+    if (known) return known;
+    let requirement: PaymentRequirements | undefined;
+    if (rail.offer) requirement = await rail.offer(price, this.maxTimeoutSeconds);
+    else if (rail.resourceConfig) [requirement] = await this.server.buildPaymentRequirements(rail.resourceConfig(price, this.maxTimeoutSeconds));
+    if (requirement) byPrice.set(price, requirement);
+    return requirement;
   }
 
   resourceUrl(path: string, query: string): string {
