@@ -2,10 +2,11 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { RAILS, type Rail } from "@board/client";
+import { RAILS } from "@board/client";
 import { freePort } from "@board/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launcherEnv } from "./env.js";
+import { TRANSACTION } from "../settlement-references.js";
 
 // `npm run buy` against `npm start` as a newcomer runs them: the launcher with no rail configured
 // (development chains, funded wallets in dev-wallets.json, its own nats-server and embedded
@@ -91,13 +92,6 @@ function buy(args: string[], env: Record<string, string> = {}, opts: { untilStdo
 /** A labelled line of the script's output ("receipt  0x..."). */
 const field = (stdout: string, label: string): string | undefined => new RegExp(`^${label}\\s+(.+)$`, "m").exec(stdout)?.[1];
 
-const TRANSACTION: Record<Rail, RegExp> = {
-  base: /^0x[0-9a-f]{64}$/,
-  solana: /^[1-9A-HJ-NP-Za-km-z]{64,88}$/,
-  algorand: /^[A-Z2-7]{52}$/,
-  batched: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
-  mpp: /^0x[0-9a-f]{64}$/,
-};
 
 describe("npm run buy against npm start's development chains", () => {
   for (const rail of RAILS) {

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startDevChains } from "../../scripts/launcher/dev-chains.js";
 import type { DevChains } from "../../scripts/launcher/rails.js";
 import { Stack } from "./harness.js";
+import { TRANSACTION } from "../settlement-references.js";
 
 // @board/client against the whole paid path: gateway, identity, metering, board and payments on
 // a nats-server of this file's own and a fresh Postgres database, every rail configured against
@@ -64,14 +65,6 @@ async function balance(rail: Rail): Promise<bigint> {
   return b.value.amount;
 }
 
-/** What each rail's settlement reference looks like. */
-const TRANSACTION: Record<Rail, RegExp> = {
-  base: /^0x[0-9a-f]{64}$/,
-  solana: /^[1-9A-HJ-NP-Za-km-z]{64,88}$/,
-  algorand: /^[A-Z2-7]{52}$/,
-  batched: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
-  mpp: /^0x[0-9a-f]{64}$/,
-};
 
 describe("free reads and credentials", () => {
   it("reads every free view typed from proto; a paid read without a payer is payment_required with its price", async () => {
