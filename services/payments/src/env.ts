@@ -83,6 +83,21 @@ export const PaymentsEnv = baseEnv(9105)
     RAIL_PROBE_TIMEOUT_MS: millis(100, 60_000).default(5_000),
     /** How long a client has to pay after a 402 (x402 maxTimeoutSeconds). */
     PAYMENT_TIMEOUT_SECONDS: z.coerce.number().int().min(10).max(3600).default(120),
+    /**
+     * Base settlements (x402 exact and MPP) go on chain together: one Multicall3 aggregate3
+     * transaction per batch, closed at SETTLEMENT_BATCH_MAX payments or SETTLEMENT_BATCH_WINDOW_MS
+     * after its first, whichever comes first (defaults measured: docs/decisions.md).
+     */
+    SETTLEMENT_BATCH_MAX: z.coerce.number().int().min(1).max(256).default(32),
+    SETTLEMENT_BATCH_WINDOW_MS: millis(0, 10_000).default(25),
+    /**
+     * A sent batch whose receipt has not come after this is unknown: its claims stay open for
+     * reconciliation. Below the gateway's settle timeout (10 x its BUS_TIMEOUT_MS, 30 s), so a
+     * read is answered by payments, not cut off by the gateway while its batch may still land.
+     */
+    SETTLEMENT_RECEIPT_TIMEOUT_MS: millis(100, 600_000).default(20_000),
+    /** How often a sent batch's receipt is asked for. */
+    SETTLEMENT_RECEIPT_POLL_MS: millis(5, 10_000).default(100),
     /** Claims still open this long after claiming are reconciled against the chain. */
     RECONCILE_AFTER_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   })

@@ -24,6 +24,7 @@ import type { PaymentsEnv } from "./env.js";
 import { configuredRails } from "./rails/configured.js";
 import type { X402Rail } from "./rails/rail.js";
 import { RailWatch, type WatchedRail } from "./rails/rail-watch.js";
+import { settlementInstruments } from "./settlement/batch-metrics.js";
 import { LocalFacilitator } from "./x402/local-facilitator.js";
 import { OfferBook } from "./x402/offer-book.js";
 import { catalogue, paymentRequired } from "./x402/payment-required.js";
@@ -72,7 +73,7 @@ export async function startPayments(env: PaymentsEnv, opts: PaymentsOptions = {}
     describeReadiness: () => ({ ...(watch?.report() ?? { mode: env.PAYMENTS_MODE }), note: READINESS_NOTE }),
   });
   try {
-    const configured = configuredRails(env);
+    const configured = configuredRails(env, settlementInstruments(rt.metrics));
     const rails = opts.rails ?? configured.x402;
     const mpp = opts.mpp === undefined ? configured.mpp : opts.mpp;
     const mppProbe = opts.mpp === undefined ? configured.mppProbe : null;
@@ -85,6 +86,9 @@ export async function startPayments(env: PaymentsEnv, opts: PaymentsOptions = {}
     });
     watch = railWatch;
     rt.lifecycle.onStop("rail watch", () => railWatch.stop());
+    // Registered before the endpoints stop: a batch that is open is sent, and one in flight answered.
+    const batcher = configured.batcher;
+    if (batcher) rt.lifecycle.onStop("settlement batches", () => batcher.drain());
     const ours = new LocalFacilitator();
     for (const rail of rails) rail.register?.(ours.facilitator);
     const signInChallenge = async (resourceUrl: string) => {

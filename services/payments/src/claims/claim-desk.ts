@@ -1,10 +1,11 @@
-import { ROUTE_BY_PATH, type ClaimReply, type ClaimRequest, type SettleReply, type SettlementEvent } from "@board/proto";
+import { ErrorCode, ROUTE_BY_PATH, type ClaimReply, type ClaimRequest, type SettleReply, type SettlementEvent } from "@board/proto";
 import { BusError, type Logger } from "@board/service-kit";
 import { encodePaymentResponseHeader } from "@x402/core/http";
 import type { FacilitatorClient } from "@x402/core/server";
-import type { PaymentPayload, PaymentRequirements, SettleResponse } from "@x402/core/types";
+import type { Network, PaymentPayload, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import type { MppRail } from "../rails/mpp/index.js";
-import type { X402Rail } from "../rails/rail.js";
+import type { AnyPaymentPayload, X402Rail } from "../rails/rail.js";
+import { SettlementNotSent, SettlementUnknown } from "../settlement/batcher.js";
 import { decodePaymentHeader } from "../x402/payment-header.js";
 import { matchV1, matchV2 } from "../x402/match.js";
 import type { OfferBook } from "../x402/offer-book.js";
@@ -21,7 +22,8 @@ const SETTLEMENT_PENDING = "settlement_pending";
 
 /** What a claim keeps so that settlement (now, or reconciliation after a restart) can run. */
 type StoredPayment =
-  | { version: 1 | 2; payload: unknown; requirement: unknown }
+  /** `batched`: verified without the chain, settled in a batch (the rail's `batched`). */
+  | { version: 1 | 2; payload: unknown; requirement: unknown; batched?: true }
   /** MPP: the credential and what it was checked against; `payload` holds the EIP-3009 authorization for reconciliation on Base. */
   | { version: "mpp"; credential: string; expected: { amount: string; resource: string }; payload: { payload: { authorization: unknown } } };
 
@@ -83,23 +85,14 @@ export class ClaimDesk {
 
     if (await this.store.taken(key)) throw new BusError("payment_already_used");
 
-    const facilitator = rail.facilitator(this.ours);
-    let verified;
-    try {
-      verified = await facilitator.verify(decoded.payload as PaymentPayload, requirement as PaymentRequirements);
-    } catch (err) {
-      if (isMalformedInput(err)) throw new BusError("payment_invalid_header", 402, "a field of the payment's payload is malformed");
-      // The chain or the facilitator could not be asked: our fault, worth a retry, and nothing was claimed.
-      this.log.warn({ err, rail: rail.rail }, "payment verification unavailable");
-      throw new BusError("service_unavailable", 503, "payment verification is unavailable");
+    const local = await rail.batched?.verify(decoded.payload, requirement as PaymentRequirements);
+    if (local && !local.ok) {
+      this.log.info({ rail: rail.rail, reason: local.detail, code: local.code }, "payment refused");
+      throw new BusError(local.code, 402, local.detail);
     }
-    if (!verified.isValid) {
-      const code = reasonCode(verified.invalidReason);
-      this.log.info({ rail: rail.rail, reason: verified.invalidReason, code }, "payment refused");
-      throw new BusError(code, 402, verified.invalidReason);
-    }
+    if (!local) await this.verifyByFacilitator(rail, decoded.payload as PaymentPayload, requirement as PaymentRequirements);
 
-    const stored: StoredPayment = { version: decoded.version, payload: decoded.payload, requirement };
+    const stored: StoredPayment = { version: decoded.version, payload: decoded.payload, requirement, ...(local && { batched: true as const }) };
     const outcome = await this.store.claim({
       paymentKey: key,
       rail: rail.rail,
@@ -111,6 +104,25 @@ export class ClaimDesk {
     });
     if (!outcome.ok) throw new BusError("payment_already_used");
     return { claim_id: outcome.id, rail: rail.rail, network: rail.network, payer, amount: route.price.toString() };
+  }
+
+  /** x402's facilitator verifies what the rail cannot decide by itself (contract wallets, other schemes, other rails). */
+  private async verifyByFacilitator(rail: X402Rail, payload: PaymentPayload, requirement: PaymentRequirements): Promise<void> {
+    const facilitator = rail.facilitator(this.ours);
+    let verified;
+    try {
+      verified = await facilitator.verify(payload, requirement);
+    } catch (err) {
+      if (isMalformedInput(err)) throw new BusError("payment_invalid_header", 402, "a field of the payment's payload is malformed");
+      // The chain or the facilitator could not be asked: our fault, worth a retry, and nothing was claimed.
+      this.log.warn({ err, rail: rail.rail }, "payment verification unavailable");
+      throw new BusError("service_unavailable", 503, "payment verification is unavailable");
+    }
+    if (!verified.isValid) {
+      const code = reasonCode(verified.invalidReason);
+      this.log.info({ rail: rail.rail, reason: verified.invalidReason, code }, "payment refused");
+      throw new BusError(code, 402, verified.invalidReason);
+    }
   }
 
   /** An MPP credential (Authorization: Payment): mppx checks the challenge binding and the signed authorization, then it is claimed by challenge id. */
@@ -140,6 +152,7 @@ export class ClaimDesk {
     try {
       settled = await this.mpp.settle(stored.credential, stored.expected);
     } catch (err) {
+      if (err instanceof SettlementNotSent) throw await this.notSent(claimId, "mpp", err);
       this.log.warn({ err, claim: claimId, rail: "mpp" }, "settlement outcome unknown; left for reconciliation");
       throw this.unsettled("mpp", "failed", new BusError("payment_settlement_failed"));
     }
@@ -165,8 +178,11 @@ export class ClaimDesk {
     const stored = storedAny;
     let result: SettleResponse;
     try {
-      result = await rail.facilitator(this.ours).settle(stored.payload as PaymentPayload, stored.requirement as PaymentRequirements);
+      result = stored.batched
+        ? await this.settleBatched(claimId, rail, stored.payload as AnyPaymentPayload, stored.version === 1 ? (rail.v1Network ?? rail.network) : rail.network)
+        : await rail.facilitator(this.ours).settle(stored.payload as PaymentPayload, stored.requirement as PaymentRequirements);
     } catch (err) {
+      if (err instanceof BusError) throw err;
       // Unknown outcome (the transaction may be in flight): the claim stays open for
       // reconciliation and the read is not served.
       this.log.warn({ err, claim: claimId, rail: rail.rail }, "settlement outcome unknown; left for reconciliation");
@@ -180,8 +196,8 @@ export class ClaimDesk {
       throw this.unsettled(rail.rail, "failed", new BusError("payment_settlement_failed"), SETTLEMENT_PENDING);
     }
     if (!result.success) {
-      await this.store.failed(claimId, result.errorReason ?? "settlement failed");
-      const code = reasonCode(result.errorReason);
+      await this.store.failed(claimId, result.errorMessage ?? result.errorReason ?? "settlement failed");
+      const code = ErrorCode.safeParse(result.errorReason).data ?? reasonCode(result.errorReason);
       throw this.unsettled(rail.rail, "refused", new BusError(code === "payment_rejected" ? "payment_settlement_failed" : code, 402, result.errorReason), code);
     }
     const receipt = { ...result, claim_id: claimId };
@@ -195,6 +211,34 @@ export class ClaimDesk {
     // x402-fetch 1.x reads its receipt from X-PAYMENT-RESPONSE.
     if (stored.version === 1) headers["X-PAYMENT-RESPONSE"] = header;
     return { headers, transaction: result.transaction, network: result.network, settled_at: settledAt };
+  }
+
+  /**
+   * Settles in the rail's next batch; the batch's answer as x402's SettleResponse. Nothing sent
+   * (the chain could not be asked): the claim is released at once, the payment may come again.
+   */
+  private async settleBatched(claimId: string, rail: X402Rail, payload: AnyPaymentPayload, network: string): Promise<SettleResponse> {
+    const batched = rail.batched;
+    if (!batched) throw new Error(`the ${rail.rail} rail does not settle in batches`);
+    let outcome;
+    try {
+      outcome = await batched.settle(payload);
+    } catch (err) {
+      if (err instanceof SettlementNotSent) throw await this.notSent(claimId, rail.rail, err);
+      if (err instanceof SettlementUnknown) return { success: false, errorReason: SETTLEMENT_PENDING, transaction: err.transaction ?? "", network: network as Network };
+      throw err;
+    }
+    const payer = rail.payer(payload) ?? undefined;
+    if (outcome.ok) return { success: true, transaction: outcome.transaction, network: network as Network, ...(payer && { payer }) };
+    // Our codes already: payment_settlement_failed stays itself (reasonCode would make it payment_rejected).
+    return { success: false, errorReason: outcome.reason, errorMessage: outcome.detail, transaction: outcome.transaction ?? "", network: network as Network };
+  }
+
+  /** A settlement the chain never saw: the claim is released (nothing moved) and the read refused as unavailable. */
+  private async notSent(claimId: string, rail: string, err: Error): Promise<BusError> {
+    this.log.warn({ err, claim: claimId, rail }, "settlement not sent; claim released");
+    await this.store.release(claimId, "settlement not sent: the chain could not be asked");
+    return this.unsettled(rail, "failed", new BusError("service_unavailable", 503, "settlement is unavailable at the moment; nothing was charged and the same payment may be sent again"), "settlement_not_sent");
   }
 
   async release(claimId: string, reason: string): Promise<boolean> {

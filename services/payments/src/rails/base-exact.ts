@@ -5,9 +5,11 @@ import type { x402Facilitator } from "@x402/core/facilitator";
 import { toFacilitatorEvmSigner, type FacilitatorEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { ExactEvmScheme as ExactEvmServer } from "@x402/evm/exact/server";
-import { createPublicClient, createWalletClient, defineChain, getAddress, http, parseAbiItem, publicActions, type Address, type Hex } from "viem";
+import { createPublicClient, createWalletClient, defineChain, getAddress, http, parseAbiItem, publicActions, recoverAddress, type Address, type Hex, type PublicClient } from "viem";
 import { privateKeyToAccount, nonceManager } from "viem/accounts";
-import { loadNativeSecp256k1, withNativeEcdsa } from "./native-ecdsa.js";
+import type { SettlementBatcher } from "../settlement/batcher.js";
+import { readEip3009, verifyEip3009Locally, type Recover } from "./eip3009-local-verify.js";
+import { loadNativeSecp256k1, recoverNative, withNativeEcdsa } from "./native-ecdsa.js";
 import { rpcFetch } from "./rpc-fetch.js";
 import type { AnyPaymentPayload, X402Rail } from "./rail.js";
 
@@ -23,7 +25,10 @@ export interface BaseConfig {
   usdc: Address;
   /** Who recovers EOA signatures: libsecp256k1 (native, the default) or viem's pure JS. */
   verifier: "native" | "viem";
+  /** Told each JSON-RPC method sent to the Base node. */
+  onChainCall?: (method: string) => void;
 }
+
 
 /**
  * The facilitator's account on Base. One account settles concurrently, so its transaction
@@ -37,10 +42,10 @@ const baseChain = (rpcUrl: string) =>
     rpcUrls: { default: { http: [rpcUrl] } },
   });
 
-export function baseSigner(cfg: Pick<BaseConfig, "rpcUrl" | "facilitatorKey" | "verifier">): FacilitatorEvmSigner {
+export function baseSigner(cfg: Pick<BaseConfig, "rpcUrl" | "facilitatorKey" | "verifier" | "onChainCall">): FacilitatorEvmSigner {
   const chain = baseChain(cfg.rpcUrl);
   const account = privateKeyToAccount(cfg.facilitatorKey, { nonceManager });
-  const client = createWalletClient({ account, chain, transport: http(cfg.rpcUrl, { retryCount: 1, fetchFn: rpcFetch() }), pollingInterval: 100 }).extend(
+  const client = createWalletClient({ account, chain, transport: http(cfg.rpcUrl, { retryCount: 1, fetchFn: rpcFetch(undefined, cfg.onChainCall) }), pollingInterval: 100 }).extend(
     publicActions,
   );
   // Transactions leave in nonce order, one broadcast at a time (waiting for receipts stays
@@ -64,9 +69,25 @@ export function baseSigner(cfg: Pick<BaseConfig, "rpcUrl" | "facilitatorKey" | "
     sendTransaction: (args: Parameters<FacilitatorEvmSigner["sendTransaction"]>[0]) => broadcast(() => client.sendTransaction(args)),
   } as unknown as Parameters<typeof toFacilitatorEvmSigner>[0]);
   if (cfg.verifier === "viem") return signer;
+  return withNativeEcdsa(signer, nativeOrFail());
+}
+
+function nativeOrFail() {
   const native = loadNativeSecp256k1();
   if (!native) throw new Error("EVM_VERIFIER=native but the secp256k1 native addon cannot load");
-  return withNativeEcdsa(signer, native);
+  return native;
+}
+
+/** Who recovers a payer from an EIP-712 digest, as EVM_VERIFIER says. */
+export function baseRecover(verifier: BaseConfig["verifier"]): Recover {
+  if (verifier === "viem") return (hash, signature) => recoverAddress({ hash, signature }).catch(() => null);
+  const native = nativeOrFail();
+  return (digest, signature) => recoverNative(native, digest, signature);
+}
+
+/** A reader on the Base node (calls, receipts, logs). */
+export function baseReader(cfg: Pick<BaseConfig, "rpcUrl" | "onChainCall">): PublicClient {
+  return createPublicClient({ chain: baseChain(cfg.rpcUrl), transport: http(cfg.rpcUrl, { retryCount: 1, fetchFn: rpcFetch(undefined, cfg.onChainCall) }) });
 }
 
 /** Runs tasks one after another, in call order. */
@@ -118,9 +139,14 @@ const authorizationUsed = parseAbiItem("event AuthorizationUsed(address indexed 
 const authorizationStateAbi = [parseAbiItem("function authorizationState(address authorizer, bytes32 nonce) view returns (bool)")] as const;
 
 /** Base USDC, exact scheme, EIP-3009 transferWithAuthorization settled by our own facilitator. */
-export function baseExactRail(cfg: BaseConfig, signer: FacilitatorEvmSigner = baseSigner(cfg)): X402Rail {
-  const reader = createPublicClient({ chain: baseChain(cfg.rpcUrl), transport: http(cfg.rpcUrl, { retryCount: 1, fetchFn: rpcFetch() }) });
+export function baseExactRail(
+  cfg: BaseConfig,
+  signer: FacilitatorEvmSigner = baseSigner(cfg),
+  reader: PublicClient = baseReader(cfg),
+  batcher: SettlementBatcher | null = null,
+): X402Rail {
   const usdc = getAddress(cfg.usdc);
+  const recover = baseRecover(cfg.verifier);
   const [facilitatorAddress] = signer.getAddresses();
   /** Whether the facilitator's account has transactions sent but not yet mined. */
   const pendingTransactions = async () => {
@@ -149,6 +175,9 @@ export function baseExactRail(cfg: BaseConfig, signer: FacilitatorEvmSigner = ba
     owns: (r: PaymentRequirements) => r.network === BASE_NETWORK && r.scheme === "exact" && r.extra?.["name"] !== "GatewayWalletBatched",
     async probe() {
       await reader.getChainId();
+      // x402's facilitator checks the asset is a contract at each verification; it cannot change, so once here.
+      const code = await reader.getCode({ address: usdc });
+      if (code === undefined || code === "0x") throw new Error(`no token contract at ${usdc} on the Base node`);
     },
     register(facilitator: x402Facilitator) {
       registerExactEvmScheme(facilitator, { signer, networks: BASE_NETWORK });
@@ -160,6 +189,16 @@ export function baseExactRail(cfg: BaseConfig, signer: FacilitatorEvmSigner = ba
       return a ? `eip3009:${BASE_CHAIN_ID}:${usdc.toLowerCase()}:${a.from.toLowerCase()}:${a.nonce.toLowerCase()}` : null;
     },
     payer: (payload) => eip3009Authorization(payload)?.from ?? null,
+    ...(batcher && {
+      batched: {
+        verify: (payload, requirement) => verifyEip3009Locally(payload, requirement, BASE_CHAIN_ID, recover),
+        settle(payload) {
+          const authorization = readEip3009(payload);
+          if (authorization === null || authorization === "malformed") throw new Error("a claimed payment no longer reads as an EIP-3009 authorization");
+          return batcher.settle(authorization);
+        },
+      },
+    }),
     async reconcile(payload) {
       const a = eip3009Authorization(payload);
       if (!a) return { settled: false, expired: true };

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import type { FacilitatorEvmSigner } from "@x402/evm";
 import { getAddress, hexToBytes, keccak256, type Address, type Hex } from "viem";
 
-interface NativeSecp256k1 {
+export interface NativeSecp256k1 {
   ecdsaRecover(sig: Uint8Array, recid: number, msg32: Uint8Array, compressed: false): Uint8Array;
 }
 

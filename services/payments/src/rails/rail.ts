@@ -2,6 +2,8 @@ import type { Rail } from "@board/proto";
 import type { FacilitatorClient, ResourceConfig } from "@x402/core/server";
 import type { Network, PaymentPayload, PaymentRequirements, SchemeNetworkServer } from "@x402/core/types";
 import type { x402Facilitator } from "@x402/core/facilitator";
+import type { LocalVerdict, Eip3009Requirement } from "./eip3009-local-verify.js";
+import type { SettlementOutcome } from "./mpp/server-method.js";
 
 /** A v1 payload (x402-fetch 1.x): scheme and network on the payload itself, no `accepted`. */
 export interface PaymentPayloadV1 {
@@ -54,6 +56,16 @@ export interface X402Rail {
    * leave their open claims for an operator.
    */
   reconcile?(payload: AnyPaymentPayload): Promise<ChainOutcome>;
+  /**
+   * Verification without the chain and batched settlement (Base): a payment `verify` accepts
+   * is settled by `settle` (one transaction per batch); one it cannot decide (null) goes the
+   * facilitator's way, verified and settled by `facilitator`.
+   */
+  readonly batched?: {
+    verify(payload: AnyPaymentPayload, requirement: Eip3009Requirement): Promise<LocalVerdict>;
+    /** A definite outcome, or throws: SettlementNotSent (nothing left), SettlementUnknown (the claim stays open). */
+    settle(payload: AnyPaymentPayload): Promise<SettlementOutcome>;
+  };
 }
 
 export type ChainOutcome = { settled: true; transaction: string } | { settled: false; expired: boolean };

@@ -1,7 +1,7 @@
 import { BaseError, ContractFunctionRevertedError, parseAbi, type Address, type Hex } from "viem";
 import type { Eip3009Authorization } from "./method.js";
-import type { MppReason } from "./reasons.js";
-import type { AuthorizationTarget, SettleAuthorization, SettlementOutcome, VerifyAuthorization } from "./server-method.js";
+import { refusalOfRevert } from "../../settlement/reverts.js";
+import type { AuthorizationTarget, SettleAuthorization, VerifyAuthorization } from "./server-method.js";
 
 /**
  * What settlement needs of a facilitator account. x402's FacilitatorEvmSigner (the payments
@@ -21,14 +21,6 @@ export const eip3009Abi = parseAbi([
   "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)",
 ]);
 
-/** FiatToken's revert strings, as our codes. */
-const REVERTS: readonly [RegExp, MppReason][] = [
-  [/authorization is used or canceled/i, "payment_already_used"],
-  [/exceeds balance|insufficient/i, "payment_insufficient_funds"],
-  [/authorization is expired|authorization is not yet valid/i, "payment_expired"],
-  [/invalid signature|ECRecover/i, "payment_invalid_signature"],
-];
-
 /** The revert reason of a call that the chain refused, or null when the error is not a revert. */
 function revertReason(err: unknown): string | null {
   if (!(err instanceof BaseError)) return null;
@@ -37,10 +29,7 @@ function revertReason(err: unknown): string | null {
   return reverted.reason ?? reverted.shortMessage;
 }
 
-function refusedByChain(reason: string, transaction?: Hex): SettlementOutcome {
-  const code = REVERTS.find(([pattern]) => pattern.test(reason))?.[1] ?? "payment_settlement_failed";
-  return { ok: false, reason: code, detail: `the token refused the transfer: ${reason}`, ...(transaction && { transaction }) };
-}
+const refusedByChain = (reason: string, transaction?: Hex) => refusalOfRevert(reason, transaction);
 
 const transferArgs = (a: Eip3009Authorization) => [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, a.signature] as const;
 

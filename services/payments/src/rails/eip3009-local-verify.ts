@@ -1,0 +1,115 @@
+import type { ErrorCode } from "@board/proto";
+import { getAddress, hashTypedData, type Address, type Hex } from "viem";
+import type { Eip3009Authorization } from "./mpp/method.js";
+import type { AnyPaymentPayload } from "./rail.js";
+
+/** What a verification without the chain concluded. */
+export type LocalVerdict =
+  | { ok: true; authorization: Eip3009Authorization }
+  | { ok: false; code: ErrorCode; detail: string }
+  /** Not decidable here (a contract wallet's signature, or not an EIP-3009 payload): x402's facilitator decides. */
+  | null;
+
+/** The requirement a payment was matched to: v2 carries `amount`, v1 `maxAmountRequired`. */
+export interface Eip3009Requirement {
+  amount?: string;
+  maxAmountRequired?: string;
+  payTo: string;
+  asset: string;
+  extra?: Record<string, unknown>;
+}
+
+const authorizationTypes = {
+  TransferWithAuthorization: [
+    { name: "from", type: "address" },
+    { name: "to", type: "address" },
+    { name: "value", type: "uint256" },
+    { name: "validAfter", type: "uint256" },
+    { name: "validBefore", type: "uint256" },
+    { name: "nonce", type: "bytes32" },
+  ],
+} as const;
+
+const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const NONCE = /^0x[0-9a-fA-F]{64}$/;
+const UINT = /^\d{1,78}$/;
+/** An EOA's (r, s, v) signature: 65 bytes. Anything else is a contract wallet's (ERC-1271, ERC-6492). */
+const EOA_SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
+/** x402's facilitator wants this much validity left at verification (its `now + 6`). */
+const VALID_BEFORE_MARGIN_SECONDS = 6n;
+
+/** Who recovers the signer of a digest (libsecp256k1, or viem's pure JS): null when it cannot. */
+export type Recover = (digest: Hex, signature: Hex) => Address | null | Promise<Address | null>;
+
+interface Payload {
+  signature?: unknown;
+  authorization?: { from?: unknown; to?: unknown; value?: unknown; validAfter?: unknown; validBefore?: unknown; nonce?: unknown };
+}
+
+/**
+ * The EIP-3009 authorization of an exact EVM payload, its fields read as they will be sent:
+ * null when the payload is not one an EOA signed (no authorization, or a signature that is not
+ * 65 bytes: a contract wallet's), "malformed" when a field cannot be what EIP-3009 takes.
+ */
+export function readEip3009(payload: AnyPaymentPayload): Eip3009Authorization | "malformed" | null {
+  const inner = payload.payload as Payload | undefined;
+  const a = inner?.authorization;
+  if (!a) return null;
+  const signature = inner.signature;
+  if (typeof signature !== "string" || !EOA_SIGNATURE.test(signature)) return null;
+  if (typeof a.from !== "string" || typeof a.to !== "string" || typeof a.nonce !== "string" || !ADDRESS.test(a.from) || !ADDRESS.test(a.to) || !NONCE.test(a.nonce))
+    return "malformed";
+  for (const field of [a.value, a.validAfter, a.validBefore]) if (typeof field !== "string" || !UINT.test(field)) return "malformed";
+  return {
+    from: getAddress(a.from),
+    to: getAddress(a.to),
+    value: BigInt(a.value as string),
+    validAfter: BigInt(a.validAfter as string),
+    validBefore: BigInt(a.validBefore as string),
+    nonce: a.nonce as Hex,
+    signature: signature as Hex,
+  };
+}
+
+/**
+ * The checks x402's exact EVM facilitator makes before it asks the chain, made here without it
+ * (docs/decisions.md lists them): payload fields, recipient, validity window (valid before now
+ * + 6 s, valid after not in the future), amount equal to the price, and the EIP-712 signature
+ * of the payer recovered over the USDC domain of this chain. Scheme, network, asset and payTo
+ * of the offer were matched already (x402/match.ts). What the facilitator asks the chain
+ * (balance, nonce unused, token name and version) is asked once per batch by the batch's
+ * simulation, and the chain's own result of each transfer is final.
+ */
+export async function verifyEip3009Locally(payload: AnyPaymentPayload, requirement: Eip3009Requirement, chainId: number, recover: Recover): Promise<LocalVerdict> {
+  const authorization = readEip3009(payload);
+  if (authorization === null) return null;
+  if (authorization === "malformed") return { ok: false, code: "payment_invalid_header", detail: "a field of the payment's authorization is malformed" };
+  const name = requirement.extra?.["name"];
+  const version = requirement.extra?.["version"];
+  if (typeof name !== "string" || typeof version !== "string") return null;
+
+  const digest = hashTypedData({
+    domain: { name, version, chainId, verifyingContract: getAddress(requirement.asset) as Address },
+    types: authorizationTypes,
+    primaryType: "TransferWithAuthorization",
+    message: {
+      from: authorization.from,
+      to: authorization.to,
+      value: authorization.value,
+      validAfter: authorization.validAfter,
+      validBefore: authorization.validBefore,
+      nonce: authorization.nonce,
+    },
+  });
+  // Not the payer's EOA key: perhaps a contract wallet (ERC-1271) that signs with 65 bytes too.
+  // The facilitator asks the chain; a forged signature is refused there.
+  if ((await recover(digest, authorization.signature)) !== authorization.from) return null;
+  // In the facilitator's order: the signature first, then the terms it signed.
+  if (authorization.to !== getAddress(requirement.payTo)) return { ok: false, code: "payment_pay_to_mismatch", detail: "the authorization pays another recipient" };
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  if (authorization.validBefore < now + VALID_BEFORE_MARGIN_SECONDS) return { ok: false, code: "payment_expired", detail: "the authorization has expired or lapses within seconds" };
+  if (authorization.validAfter > now) return { ok: false, code: "payment_expired", detail: "the authorization is not valid yet" };
+  const price = requirement.amount ?? requirement.maxAmountRequired;
+  if (price === undefined || authorization.value !== BigInt(price)) return { ok: false, code: "payment_amount_mismatch", detail: "the authorization is not for the price" };
+  return { ok: true, authorization };
+}

@@ -1,0 +1,30 @@
+import { Counter, Histogram, type Metrics } from "@board/service-kit";
+import type { RailInstruments } from "../rails/configured.js";
+
+/** Batch sizes: powers of two up to the largest SETTLEMENT_BATCH_MAX. */
+const SIZE_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+
+/**
+ * The settlement figures the bench and operators read off /metrics: batch sizes and outcomes,
+ * gas per transferred payment (payments_settlement_gas_total / payments_settlement_transfers_total)
+ * and the JSON-RPC calls made to the Base node, by method.
+ */
+export function settlementInstruments(metrics: Metrics): Required<RailInstruments> {
+  const registers = [metrics.registry];
+  const size = new Histogram({ name: "payments_settlement_batch_size", help: "Authorizations per closed settlement batch", buckets: SIZE_BUCKETS, registers });
+  const batches = new Counter({ name: "payments_settlement_batches_total", help: "Settlement batches by outcome (mined, reverted, refused, unknown, not_sent)", labelNames: ["outcome"], registers });
+  const gas = new Counter({ name: "payments_settlement_gas_total", help: "Gas used by mined settlement batches", registers });
+  const transfers = new Counter({ name: "payments_settlement_transfers_total", help: "Payments whose own transfer a mined batch executed", registers });
+  const sent = new Counter({ name: "payments_settlement_sent_total", help: "Payments sent in a settlement batch (after its simulation)", registers });
+  const calls = new Counter({ name: "payments_chain_requests_total", help: "JSON-RPC calls made to the Base node, by method", labelNames: ["method"], registers });
+  return {
+    onBatch(report) {
+      size.observe(report.size);
+      batches.inc({ outcome: report.outcome });
+      sent.inc(report.sent);
+      transfers.inc(report.transferred);
+      if (report.gasUsed > 0n) gas.inc(Number(report.gasUsed));
+    },
+    onChainCall: (method) => calls.inc({ method }),
+  };
+}

@@ -1,0 +1,206 @@
+import type { Address, Hex } from "viem";
+import type { Eip3009Authorization } from "../rails/mpp/method.js";
+import type { SettlementOutcome } from "../rails/mpp/server-method.js";
+import { refusalOfRevert } from "./reverts.js";
+import { revertText, transferCall, transferredIn, type Call3, type ReceiptLog } from "./aggregate3.js";
+
+/** The chain, as the batcher needs it (settlement/base-batch-chain.ts on Base). */
+export interface BatchChain {
+  /** eth_call of aggregate3 from our account against the latest state: each call's success and return data. */
+  simulate(calls: readonly Call3[]): Promise<readonly { success: boolean; returnData: Hex }[]>;
+  /** Signs and broadcasts aggregate3(calls); its hash once the node took it. */
+  send(calls: readonly Call3[]): Promise<Hex>;
+  /** The receipt once mined, null while not. Throws when the node cannot be asked. */
+  receipt(hash: Hex): Promise<{ status: "success" | "reverted"; gasUsed: bigint; logs: readonly ReceiptLog[] } | null>;
+}
+
+export interface BatchSettings {
+  /** A batch closes when it holds this many authorizations... */
+  maxSize: number;
+  /** ...or this long after its first one arrived, whichever comes first. */
+  windowMs: number;
+  /** How long a sent batch's receipt is awaited before its outcome is called unknown. */
+  receiptTimeoutMs: number;
+  /** How often the receipt is asked for while it is not there. */
+  receiptPollMs: number;
+}
+
+/** What one closed batch came to, for the metrics. */
+export interface BatchReport {
+  /** Authorizations the batch closed with. */
+  size: number;
+  /** Of them, sent in the transaction (the others were refused by its simulation). */
+  sent: number;
+  /** Of them, whose own transfer the chain executed. */
+  transferred: number;
+  outcome: "mined" | "reverted" | "refused" | "unknown" | "not_sent";
+  gasUsed: bigint;
+  transaction: Hex | null;
+}
+
+/**
+ * Nothing was sent: the chain could not be asked to simulate the batch. The payment did not
+ * move and can be presented again.
+ */
+export class SettlementNotSent extends Error {
+  override readonly name = "SettlementNotSent";
+  readonly reason = "settlement_not_sent";
+}
+
+/** Sent (or maybe sent), outcome unknown: the claim stays open for reconciliation. */
+export class SettlementUnknown extends Error {
+  override readonly name = "SettlementUnknown";
+  readonly reason = "settlement_pending";
+  constructor(
+    detail: string,
+    readonly transaction: Hex | null,
+  ) {
+    super(detail);
+  }
+}
+
+interface Waiting {
+  authorization: Eip3009Authorization;
+  resolve(outcome: SettlementOutcome): void;
+  reject(err: Error): void;
+}
+
+/** Failed receipt lookups in a row after which the node is taken as not answering. */
+const RECEIPT_LOOKUP_ATTEMPTS = 3;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Settles EIP-3009 authorizations together: one Multicall3 aggregate3 transaction per batch,
+ * one transferWithAuthorization per payment with failure allowed. Before sending, one eth_call
+ * of the same batch asks the chain about every payment at once (balance, nonce unused,
+ * validity, signature): those it refuses are answered at once and left out. After mining, each
+ * payment is decided by its own call's logs. Outcomes are as the MPP method's: definite
+ * (settled or refused) or thrown (SettlementNotSent, SettlementUnknown).
+ */
+export class SettlementBatcher {
+  private queue: Waiting[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly chain: BatchChain,
+    private readonly token: Address,
+    private readonly settings: BatchSettings,
+    private readonly onBatch: (report: BatchReport) => void = () => undefined,
+  ) {}
+
+  settle(authorization: Eip3009Authorization): Promise<SettlementOutcome> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ authorization, resolve, reject });
+      if (this.queue.length >= this.settings.maxSize) this.close();
+      else this.timer ??= setTimeout(() => this.close(), this.settings.windowMs);
+    });
+  }
+
+  /** Closes the open batch now and waits for every batch in flight. */
+  async drain(): Promise<void> {
+    this.close();
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private close(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const batch = this.queue;
+    this.queue = [];
+    if (batch.length === 0) return;
+    const run = this.run(batch).finally(() => this.inFlight.delete(run));
+    this.inFlight.add(run);
+  }
+
+  private async run(batch: Waiting[]): Promise<void> {
+    const report: BatchReport = { size: batch.length, sent: 0, transferred: 0, outcome: "not_sent", gasUsed: 0n, transaction: null };
+    try {
+      await this.settleBatch(batch, report);
+    } catch (err) {
+      // A fault of our own code: nobody may wait forever, and the outcome is not known.
+      const unknown = new SettlementUnknown(`settlement failed: ${(err as Error).message}`, report.transaction);
+      for (const w of batch) w.reject(unknown);
+      report.outcome = "unknown";
+    } finally {
+      this.onBatch(report);
+    }
+  }
+
+  private async settleBatch(batch: Waiting[], report: BatchReport): Promise<void> {
+    let calls = batch.map((w) => transferCall(this.token, w.authorization));
+    let results;
+    try {
+      results = await this.chain.simulate(calls);
+    } catch (err) {
+      const notSent = new SettlementNotSent(`the chain could not be asked: ${(err as Error).message}`);
+      for (const w of batch) w.reject(notSent);
+      return;
+    }
+    const go: Waiting[] = [];
+    batch.forEach((w, i) => {
+      const r = results[i];
+      if (r?.success) go.push(w);
+      else w.resolve(refusalOfRevert(r ? revertText(r.returnData) : "not simulated"));
+    });
+    report.sent = go.length;
+    if (go.length === 0) {
+      report.outcome = "refused";
+      return;
+    }
+    calls = go.map((w) => transferCall(this.token, w.authorization));
+
+    let hash: Hex;
+    try {
+      hash = await this.chain.send(calls);
+    } catch (err) {
+      // The node may have taken it before the error: unknown, reconciliation reads each authorization.
+      report.outcome = "unknown";
+      const unknown = new SettlementUnknown(`the settlement batch may have been sent: ${(err as Error).message}`, null);
+      for (const w of go) w.reject(unknown);
+      return;
+    }
+    report.transaction = hash;
+
+    const receipt = await this.awaitReceipt(hash);
+    if (!receipt) {
+      report.outcome = "unknown";
+      const unknown = new SettlementUnknown(`no receipt for ${hash}: not mined within ${this.settings.receiptTimeoutMs} ms, or the node does not answer`, hash);
+      for (const w of go) w.reject(unknown);
+      return;
+    }
+    report.gasUsed = receipt.gasUsed;
+    report.outcome = receipt.status === "success" ? "mined" : "reverted";
+    for (const w of go) {
+      if (receipt.status === "success" && transferredIn(receipt.logs, this.token, w.authorization)) {
+        report.transferred++;
+        w.resolve({ ok: true, transaction: hash });
+      } else {
+        const why = receipt.status === "success" ? "its transfer failed inside the settlement batch" : "the settlement batch reverted";
+        w.resolve({ ok: false, reason: "payment_settlement_failed", detail: `${why}; nothing moved`, transaction: hash });
+      }
+    }
+  }
+
+  /**
+   * Polls for the receipt until it comes or the timeout passes. A node that fails to answer
+   * RECEIPT_LOOKUP_ATTEMPTS times in a row ends the wait at once: the outcome is unknown, and
+   * reconciliation reads each authorization later.
+   */
+  private async awaitReceipt(hash: Hex) {
+    const deadline = performance.now() + this.settings.receiptTimeoutMs;
+    let failures = 0;
+    for (;;) {
+      try {
+        const receipt = await this.chain.receipt(hash);
+        if (receipt) return receipt;
+        failures = 0;
+      } catch {
+        if (++failures >= RECEIPT_LOOKUP_ATTEMPTS) return null;
+      }
+      if (performance.now() + this.settings.receiptPollMs > deadline) return null;
+      await sleep(this.settings.receiptPollMs);
+    }
+  }
+}
