@@ -8,12 +8,12 @@ import { fileURLToPath } from "node:url";
 import { ErrorBody, pingEndpoint, ROUTE_BY_PATH } from "@board/proto";
 import { request } from "@board/service-kit";
 import { freePort, killHard, portAnswers } from "@board/service-kit/testing";
-import { startEvmChain, type EvmChain } from "@board/test-chains/evm";
+import { eip3009TokenAbi, startEvmChain, type EvmChain } from "@board/test-chains/evm";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { x402Client } from "@x402/fetch";
 import pg from "pg";
-import { createPublicClient, http as viemHttp, parseAbiItem, type Address, type Hex } from "viem";
+import { createPublicClient, createWalletClient, http as viemHttp, parseAbiItem, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GatewayEnv } from "../../services/gateway/src/env.js";
@@ -341,11 +341,11 @@ interface Payment {
   price: bigint;
 }
 
-/** A fresh payer funded with exactly the price, and its payment signed by @x402/evm's client from the route's 402. */
-async function signedPayment(route: string): Promise<Payment> {
+/** A fresh payer funded with exactly the price (or `funds`), and its payment signed by @x402/evm's client from the route's 402. */
+async function signedPayment(route: string, funds?: bigint): Promise<Payment> {
   const account = privateKeyToAccount(generatePrivateKey());
   const price = ROUTE_BY_PATH.get(route)!.price!;
-  await chain.mint(account.address, price);
+  if ((funds ?? price) > 0n) await chain.mint(account.address, funds ?? price);
   const res = await fetch(`${stack.base}${route}`, { signal: AbortSignal.timeout(HANG_MS) });
   expect(res.status).toBe(402);
   const pr = decodePaymentRequiredHeader(res.headers.get("payment-required")!);
@@ -691,5 +691,189 @@ describe("a settlement whose outcome payments cannot read", () => {
     expect(await transfersOf(p)).toHaveLength(1);
     expect(await chain.balanceOf(payTo)).toBe(balance + p.price);
     expect(await refusal(await replay(p))).toBe("payment_already_used");
+  });
+});
+
+// ---------------------------------------------------------------- 4. batched settlement
+
+/** Settles `p`'s authorization straight on the token, from another account: "used on chain meanwhile". */
+async function executeElsewhere(p: Payment) {
+  const { payload } = JSON.parse(Buffer.from(p.header, "base64").toString()) as {
+    payload: { signature: Hex; authorization: { from: Address; to: Address; value: string; validAfter: string; validBefore: string; nonce: Hex } };
+  };
+  const a = payload.authorization;
+  const relayer = createWalletClient({ account: privateKeyToAccount(chain.accounts[1] as Hex), chain: chain.chain, transport: viemHttp(chain.rpcUrl) });
+  const hash = await relayer.writeContract({
+    address: chain.usdc,
+    abi: eip3009TokenAbi,
+    functionName: "transferWithAuthorization",
+    args: [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, payload.signature],
+  });
+  await reader().waitForTransactionReceipt({ hash });
+}
+
+/** Payments (in this process) whose batches close at `max` payments or after `windowMs`. */
+async function batchingPayments(max: number, windowMs: number, extra: Record<string, string> = {}) {
+  await stack.stopPayments();
+  await stack.startPayments(
+    paymentsEnv({ SETTLEMENT_BATCH_MAX: String(max), SETTLEMENT_BATCH_WINDOW_MS: String(windowMs), RECONCILE_AFTER_SECONDS: String(RECONCILE_AFTER_SECONDS), ...extra }),
+  );
+}
+
+describe("batched settlement (Multicall3 aggregate3 on Base)", () => {
+  it("one batch of good payments with one payer short of funds and one authorization used on chain meanwhile: the good are served from one transaction, the bad refused, nothing charged twice", async () => {
+    await batchingPayments(5, 2_000);
+    const good = [await signedPayment("/api/board/regime"), await signedPayment("/api/board/indices"), await signedPayment("/api/board/movers")];
+    // Verified without the chain, so claimed; the batch's simulation finds the balance short.
+    const short = await signedPayment("/api/board/regime", 1_000n);
+    const used = await signedPayment("/api/board/indices");
+    await executeElsewhere(used);
+    const balance = await chain.balanceOf(payTo);
+    const nonce = await facilitatorNonce();
+    const t = Date.now();
+    const answers = await Promise.all([...good, short, used].map((p) => paidGet(p)));
+    for (const a of answers.slice(0, 3)) expect(a.status, a.body).toBe(200);
+    expect(answers[3]!.status, answers[3]!.body).toBe(402);
+    expect(JSON.parse(answers[3]!.body)).toMatchObject({ error: "payment_insufficient_funds" });
+    expect(answers[4]!.status, answers[4]!.body).toBe(402);
+    expect(JSON.parse(answers[4]!.body)).toMatchObject({ error: "payment_already_used" });
+    // One settlement transaction carried the three.
+    expect(rpc.since(t, "eth_sendRawTransaction", "forward")).toHaveLength(1);
+    expect(await facilitatorNonce()).toBe(nonce + 1);
+    const txs = await Promise.all(good.map(async (p) => (await transfersOf(p)).map((l) => l.transactionHash)));
+    expect(new Set(txs.flat()).size).toBe(1);
+    for (const t of txs) expect(t).toHaveLength(1);
+    expect(await chain.balanceOf(payTo)).toBe(balance + good.reduce((s, p) => s + p.price, 0n));
+    expect((await claimsOf(...good)).map((c) => c.state)).toEqual(["settled", "settled", "settled"]);
+    expect(await claimOf(short)).toMatchObject({ state: "failed" });
+    expect(await claimOf(used)).toMatchObject({ state: "failed" });
+    expect(await transfersOf(short)).toEqual([]);
+    expect(await chain.balanceOf(short.from)).toBe(1_000n);
+    expect(await transfersOf(used)).toHaveLength(1);
+    for (const p of good) expect(await refusal(await replay(p))).toBe("payment_already_used");
+    expect(await chain.balanceOf(payTo)).toBe(balance + good.reduce((s, p) => s + p.price, 0n));
+  });
+
+  it("payments SIGKILLed with a batch sent and not yet mined: the next instance keeps its claims open while it may land, then settles each exactly once", async () => {
+    await stack.stopPayments();
+    const victim = await spawnPayments(paymentsEnv({ SETTLEMENT_BATCH_MAX: "4", SETTLEMENT_BATCH_WINDOW_MS: "2000" }));
+    const batch = [await signedPayment("/api/board/regime"), await signedPayment("/api/board/indices"), await signedPayment("/api/board/movers"), await signedPayment("/api/board/regime")];
+    const balance = await chain.balanceOf(payTo);
+    const nonce = await facilitatorNonce();
+    const t = Date.now();
+    await chainRpc("evm_setAutomine", [false]);
+    try {
+      const answers = Promise.all(batch.map((p) => paidGet(p)));
+      await until(() => rpc.since(t, "eth_sendRawTransaction", "forward").length === 1, 8_000);
+      expect((await claimsOf(...batch)).map((c) => c.state)).toEqual(["claimed", "claimed", "claimed", "claimed"]);
+      await killHard(victim);
+      for (const a of await answers) expect(a.status, a.body).not.toBe(200);
+      // In the mempool: nothing moved yet.
+      for (const p of batch) expect(await transfersOf(p)).toEqual([]);
+      await untilOlderThan(
+        (await claimsOf(...batch)).map((c) => c.id),
+        RECONCILE_AFTER_SECONDS + 0.2,
+      );
+      await stack.startPayments(paymentsEnv({ RECONCILE_AFTER_SECONDS: String(RECONCILE_AFTER_SECONDS) }));
+      // It may still land: reconciliation leaves every claim of the batch open, and none buys a read meanwhile.
+      expect((await claimsOf(...batch)).map((c) => c.state)).toEqual(["claimed", "claimed", "claimed", "claimed"]);
+      expect(await refusal(await replay(batch[0]!))).toBe("payment_already_used");
+      await chainRpc("evm_mine", []);
+    } finally {
+      await chainRpc("evm_setAutomine", [true]);
+    }
+    await stack.payments!.reconcile();
+    expect((await claimsOf(...batch)).map((c) => c.state)).toEqual(["settled", "settled", "settled", "settled"]);
+    const txs = new Set<string>();
+    for (const p of batch) {
+      const logs = await transfersOf(p);
+      expect(logs).toHaveLength(1);
+      txs.add(logs[0]!.transactionHash);
+    }
+    expect(txs.size).toBe(1);
+    expect(await facilitatorNonce()).toBe(nonce + 1);
+    expect(await chain.balanceOf(payTo)).toBe(balance + batch.reduce((s, p) => s + p.price, 0n));
+    for (const p of batch) expect(await refusal(await replay(p))).toBe("payment_already_used");
+  });
+
+  it("a batch never mined (dropped from the mempool): its reads are refused, its claims stay open while it may land, then are released and each payment buys its read once", async () => {
+    await batchingPayments(3, 2_000, { SETTLEMENT_RECEIPT_TIMEOUT_MS: "800", SETTLEMENT_RECEIPT_POLL_MS: "50" });
+    const batch = [await signedPayment("/api/board/regime"), await signedPayment("/api/board/indices"), await signedPayment("/api/board/movers")];
+    const balance = await chain.balanceOf(payTo);
+    const t = Date.now();
+    await chainRpc("evm_setAutomine", [false]);
+    try {
+      const answers = await Promise.all(batch.map((p) => paidGet(p)));
+      for (const a of answers) {
+        expect(a.status, a.body).toBe(402);
+        expect(JSON.parse(a.body)).toMatchObject({ error: "payment_settlement_failed" });
+      }
+      const sent = rpc.since(t, "eth_sendRawTransaction", "forward");
+      expect(sent).toHaveLength(1);
+      const hash = (JSON.parse(sent[0]!.response!) as { result: Hex }).result;
+      await untilOlderThan(
+        (await claimsOf(...batch)).map((c) => c.id),
+        RECONCILE_AFTER_SECONDS + 0.2,
+      );
+      expect((await stack.payments!.reconcile()).open).toBeGreaterThanOrEqual(3);
+      expect((await claimsOf(...batch)).map((c) => c.state)).toEqual(["claimed", "claimed", "claimed"]);
+      // The node drops it: it can never land now (nor can its nonce be reused by it).
+      await chainRpc("hardhat_dropTransaction", [hash]);
+    } finally {
+      await chainRpc("evm_setAutomine", [true]);
+    }
+    await stack.payments!.reconcile();
+    expect((await claimsOf(...batch)).map((c) => c.state)).toEqual(["released", "released", "released"]);
+    expect(await chain.balanceOf(payTo)).toBe(balance);
+    const again = await Promise.all(batch.map((p) => paidGet(p)));
+    for (const a of again) expect(a.status, a.body).toBe(200);
+    for (const p of batch) expect(await transfersOf(p)).toHaveLength(1);
+    expect(await chain.balanceOf(payTo)).toBe(balance + batch.reduce((s, p) => s + p.price, 0n));
+  });
+
+  it("the chain unreachable when a batch is simulated: refused 503 at once, nothing claimed stays open, and the same payments buy their reads once it answers", async () => {
+    await batchingPayments(2, 2_000);
+    const batch = [await signedPayment("/api/board/regime"), await signedPayment("/api/board/indices")];
+    const balance = await chain.balanceOf(payTo);
+    rpc.rule = (m) => (m === "eth_call" ? "fail" : "forward");
+    let answers: Answer[];
+    try {
+      answers = await Promise.all(batch.map((p) => paidGet(p)));
+    } finally {
+      rpc.rule = () => "forward";
+    }
+    for (const a of answers) await expectDocumentedError(a, 503, "service_unavailable", batch[0]!.path === "/api/board/regime" ? "/api/board/regime" : a === answers[0] ? batch[0]!.path : batch[1]!.path);
+    expect((await claimsOf(...batch)).map((c) => c.state)).toEqual(["released", "released"]);
+    const again = await Promise.all(batch.map((p) => paidGet(p)));
+    for (const a of again) expect(a.status, a.body).toBe(200);
+    expect(await chain.balanceOf(payTo)).toBe(balance + batch.reduce((s, p) => s + p.price, 0n));
+  });
+
+  it("the chain unreachable between simulation and broadcast: nothing served, the claims stay open (the batch may have left), and reconciliation releases them once the chain shows it never landed", async () => {
+    await batchingPayments(2, 2_000);
+    const batch = [await signedPayment("/api/board/regime"), await signedPayment("/api/board/indices")];
+    const balance = await chain.balanceOf(payTo);
+    rpc.rule = (m) => (m === "eth_sendRawTransaction" ? "fail" : "forward");
+    let answers: Answer[];
+    try {
+      answers = await Promise.all(batch.map((p) => paidGet(p)));
+    } finally {
+      rpc.rule = () => "forward";
+    }
+    for (const a of answers) {
+      expect(a.status, a.body).toBe(402);
+      expect(JSON.parse(a.body)).toMatchObject({ error: "payment_settlement_failed" });
+    }
+    expect((await claimsOf(...batch)).map((c) => c.state)).toEqual(["claimed", "claimed"]);
+    await untilOlderThan(
+      (await claimsOf(...batch)).map((c) => c.id),
+      RECONCILE_AFTER_SECONDS + 0.2,
+    );
+    await stack.payments!.reconcile();
+    expect((await claimsOf(...batch)).map((c) => c.state)).toEqual(["released", "released"]);
+    for (const p of batch) expect(await transfersOf(p)).toEqual([]);
+    const again = await Promise.all(batch.map((p) => paidGet(p)));
+    for (const a of again) expect(a.status, a.body).toBe(200);
+    expect(await chain.balanceOf(payTo)).toBe(balance + batch.reduce((s, p) => s + p.price, 0n));
   });
 });

@@ -47,7 +47,7 @@ export function configuredRails(env: PaymentsEnv, instruments: RailInstruments =
     const signer = baseSigner(cfg);
     const reader = baseReader(cfg);
     batcher = new SettlementBatcher(
-      baseBatchChain(signer, reader),
+      baseBatchChain(signer, reader, BASE_CHAIN_ID),
       cfg.usdc,
       {
         maxSize: env.SETTLEMENT_BATCH_MAX,

@@ -1,5 +1,6 @@
 import type { FacilitatorEvmSigner } from "@x402/evm";
 import type { Address, Hex, PublicClient } from "viem";
+import { nonceManager } from "viem/accounts";
 import { aggregate3Abi, MULTICALL3, type Call3, type ReceiptLog } from "./aggregate3.js";
 import type { BatchChain } from "./batcher.js";
 
@@ -17,7 +18,7 @@ interface RawReceipt {
  * transaction through the signer's own nonce manager and ordered broadcast (shared with the
  * rest of the Base rail), the receipt by plain eth_getTransactionReceipt.
  */
-export function baseBatchChain(signer: FacilitatorEvmSigner, reader: PublicClient): BatchChain {
+export function baseBatchChain(signer: FacilitatorEvmSigner, reader: PublicClient, chainId: number): BatchChain {
   const [account] = signer.getAddresses();
   const call = (calls: readonly Call3[]) => ({ address: MULTICALL3, abi: aggregate3Abi, functionName: "aggregate3" as const, args: [calls] as const, account });
   return {
@@ -34,6 +35,10 @@ export function baseBatchChain(signer: FacilitatorEvmSigner, reader: PublicClien
       if (!raw) return null;
       const logs: ReceiptLog[] = raw.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data }));
       return { status: raw.status === "0x1" ? "success" : "reverted", gasUsed: BigInt(raw.gasUsed), logs };
+    },
+    resync() {
+      // The node's pending count includes a transaction it still holds, and not one it dropped.
+      if (account) nonceManager.reset({ address: account, chainId });
     },
   };
 }

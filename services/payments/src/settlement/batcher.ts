@@ -12,6 +12,11 @@ export interface BatchChain {
   send(calls: readonly Call3[]): Promise<Hex>;
   /** The receipt once mined, null while not. Throws when the node cannot be asked. */
   receipt(hash: Hex): Promise<{ status: "success" | "reverted"; gasUsed: bigint; logs: readonly ReceiptLog[] } | null>;
+  /**
+   * After a batch whose fate is unknown: the account's next nonce is asked of the node again
+   * (a transaction the node dropped would otherwise leave a gap no later one can pass).
+   */
+  resync(): void;
 }
 
 export interface BatchSettings {
@@ -157,6 +162,7 @@ export class SettlementBatcher {
     } catch (err) {
       // The node may have taken it before the error: unknown, reconciliation reads each authorization.
       report.outcome = "unknown";
+      this.chain.resync();
       const unknown = new SettlementUnknown(`the settlement batch may have been sent: ${(err as Error).message}`, null);
       for (const w of go) w.reject(unknown);
       return;
@@ -166,6 +172,7 @@ export class SettlementBatcher {
     const receipt = await this.awaitReceipt(hash);
     if (!receipt) {
       report.outcome = "unknown";
+      this.chain.resync();
       const unknown = new SettlementUnknown(`no receipt for ${hash}: not mined within ${this.settings.receiptTimeoutMs} ms, or the node does not answer`, hash);
       for (const w of go) w.reject(unknown);
       return;
