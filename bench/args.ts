@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 
-export const ROW_IDS = ["ceiling", "ceiling-board", "ceiling-board-gzip", "free", "preview", "status", "license-board", "license-board-gzip", "free-key", "wallet", "license", "bearer", "mcp", "checks", "paid-native", "paid-viem", "reference", "recovery"] as const;
+export const ROW_IDS = ["ceiling", "ceiling-board", "ceiling-board-gzip", "free", "preview", "status", "license-board", "license-board-gzip", "free-key", "wallet", "license", "bearer", "mcp", "checks", "paid-native", "paid-native-64", "paid-viem", "reference", "recovery"] as const;
 export type RowId = (typeof ROW_IDS)[number];
 
 const positive = z.coerce.number().positive();

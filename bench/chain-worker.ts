@@ -9,12 +9,15 @@ import type { ChainReply, ChainRequest } from "./chain.js";
  * per thread and warns when a process makes a second).
  */
 let chain: EvmChain | null = null;
+/** JSON-RPC requests the running chain has served over HTTP, by method. */
+let requests: Record<string, number> = {};
 
 async function handle(req: ChainRequest): Promise<unknown> {
   switch (req.op) {
     case "start": {
       await chain?.stop();
-      chain = await startEvmChain({ accounts: req.accounts });
+      requests = {};
+      chain = await startEvmChain({ accounts: req.accounts, onRequest: (method) => void (requests[method] = (requests[method] ?? 0) + 1) });
       return { rpcUrl: chain.rpcUrl, usdc: chain.usdc, accounts: [...chain.accounts] };
     }
     case "mint":
@@ -23,6 +26,8 @@ async function handle(req: ChainRequest): Promise<unknown> {
     case "balanceOf":
       if (!chain) throw new Error("no chain is running");
       return (await chain.balanceOf(req.address as Address)).toString();
+    case "requests":
+      return { ...requests };
     case "stop":
       await chain?.stop();
       chain = null;

@@ -7,10 +7,17 @@ export type ChainRequest =
   | { id: number; op: "start"; accounts: number }
   | { id: number; op: "mint"; to: string; amount: string }
   | { id: number; op: "balanceOf"; address: string }
+  | { id: number; op: "requests" }
   | { id: number; op: "stop" };
 export type ChainReply = { id: number; value: unknown } | { id: number; error: string };
 type Op = ChainRequest["op"];
 type Args<O extends Op> = Omit<Extract<ChainRequest, { op: O }>, "id" | "op">;
+
+/** A chain of the worker thread, which also counts the JSON-RPC requests it served. */
+export interface ThreadChain extends EvmChain {
+  /** Requests served over HTTP since the chain started, by method. */
+  requests(): Promise<Record<string, number>>;
+}
 
 /**
  * @board/test-chains' local EVM chain, run in a worker thread. In production the chain is a
@@ -44,7 +51,7 @@ export class ChainThread {
     });
   }
 
-  async start(accounts: number): Promise<EvmChain> {
+  async start(accounts: number): Promise<ThreadChain> {
     const started = (await this.call("start", { accounts })) as { rpcUrl: string; usdc: Address; accounts: Hex[] };
     return {
       rpcUrl: started.rpcUrl,
@@ -61,6 +68,7 @@ export class ChainThread {
       accounts: started.accounts,
       mint: async (to, amount) => (await this.call("mint", { to, amount: amount.toString() })) as Hash,
       balanceOf: async (address) => BigInt((await this.call("balanceOf", { address })) as string),
+      requests: async () => (await this.call("requests", {})) as Record<string, number>,
       stop: async () => {
         await this.call("stop", {});
       },

@@ -65,11 +65,28 @@ export interface RowResult {
   balance?: { price: string; expected: string; actual: string; ok: boolean };
   /** Paid rows: pre-signing, outside the timed run. */
   signing?: { payments: number; seconds: number };
+  /** Paid rows: what the chain saw of the measured run (transactions, batch sizes, gas per payment, chain calls per read). */
+  settlement?: SettlementFigures;
   /** Paid rows: how far the local chain's clock ran ahead of the wall clock (a block per settlement). */
   chainClockAheadSeconds?: number;
   failureSamples: string[];
   /** Set when the row could not run at all. */
   error?: string;
+}
+
+export interface SettlementFigures {
+  /** Settlement transactions mined during the measured run. */
+  transactions: number;
+  /** EIP-3009 transfers they executed. */
+  transfers: number;
+  /** Their gasUsed over the transfers. */
+  gasPerPayment: number;
+  /** How many transactions carried n transfers. */
+  batchSizes: Record<string, number>;
+  meanBatchSize: number;
+  /** JSON-RPC requests the chain served per answered paid read (every client of the chain: the server under test only, during the run). */
+  chainCallsPerRead: number;
+  chainCallsByMethod: Record<string, number>;
 }
 
 export interface BenchReport {
@@ -118,6 +135,33 @@ export function render(report: BenchReport): string {
   for (const r of report.rows) {
     if (r.balance) out.push(`  ${r.label}: payTo +${r.balance.actual} (expected ${r.balance.expected} = ${r.balance.price} x 200s) ${r.balance.ok ? "ok" : "MISMATCH"}`);
     if (r.signing) out.push(`  ${r.label}: ${r.signing.payments} payments pre-signed in ${fmt(r.signing.seconds, 1)} s`);
+  }
+  const settled = report.rows.filter((r) => r.settlement);
+  if (settled.length) {
+    const reference = settled.find((r) => r.id === "reference");
+    out.push(
+      "",
+      "settlement, as the chain saw each measured paid run (AuthorizationUsed logs, receipts, JSON-RPC requests served)",
+      table(
+        ["row", "req/s x reference", "transactions", "transfers", "mean batch", "batch sizes (size:count)", "gas / payment", "chain calls / read"],
+        settled.map((r) => {
+          const st = r.settlement!;
+          return [
+            `${r.label} (c=${r.concurrency})`,
+            reference?.requestsPerSecond ? fmt(r.requestsPerSecond / reference.requestsPerSecond, 2) : "-",
+            String(st.transactions),
+            String(st.transfers),
+            fmt(st.meanBatchSize, 1),
+            Object.entries(st.batchSizes)
+              .sort(([a], [b]) => Number(a) - Number(b))
+              .map(([size, n]) => `${size}:${n}`)
+              .join(" "),
+            String(st.gasPerPayment),
+            fmt(st.chainCallsPerRead, 2),
+          ];
+        }),
+      ),
+    );
   }
   const byService = (title: string, of: (r: RowResult) => Record<string, number> | undefined) => {
     const split = report.rows.filter((r) => of(r));

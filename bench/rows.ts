@@ -2,15 +2,14 @@ import diagnostics from "node:diagnostics_channel";
 import { mkdir, writeFile } from "node:fs/promises";
 import { Session } from "node:inspector/promises";
 import path from "node:path";
-import type { EvmChain } from "@board/test-chains/evm";
 import type { PaymentRequired } from "@x402/core/types";
-import { createPublicClient, http } from "viem";
+import { createPublicClient, http, parseAbiItem, type Hash } from "viem";
 import type { BenchArgs, RowId } from "./args.js";
-import type { ChainThread } from "./chain.js";
+import type { ChainThread, ThreadChain } from "./chain.js";
 import { failureCount, LoadWorker, okCount, type LoadResult } from "./loadgen.js";
 import { cpuByService, type CpuProfile } from "./cpu-by-service.js";
 import { Payers } from "./payments.js";
-import type { RowResult, ServerLoad } from "./report.js";
+import type { RowResult, ServerLoad, SettlementFigures } from "./report.js";
 import { summarize } from "./stats.js";
 
 export const PAID_PATH = "/api/board/regime";
@@ -122,9 +121,9 @@ export class Bench {
    * spends `paidWarmup` payments and sizes the measured run (1.5 x its rate x duration, so the
    * duration ends it); afterwards the payTo must have grown by exactly price x 200s.
    */
-  async paid(id: string, label: string, origin: string, required: PaymentRequired, chain: RowChain, balance: () => Promise<bigint>): Promise<RowResult> {
+  async paid(id: string, label: string, origin: string, required: PaymentRequired, chain: RowChain, balance: () => Promise<bigint>, concurrency = this.args.paidConcurrency): Promise<RowResult> {
     const payers = chain.payers;
-    const c = this.args.paidConcurrency;
+    const c = concurrency;
     const offer = required.accepts[0];
     if (!offer) throw new Error(`${origin}${PAID_PATH} offers no way to pay`);
     const price = BigInt(offer.amount);
@@ -142,13 +141,18 @@ export class Bench {
     const signing = { payments: n, seconds: (performance.now() - signStart) / 1000 };
     // An explicit --paid-requests runs to the last payment; otherwise the duration ends the run.
     const durationMs = this.args.paidRequests ? 30 * 60_000 : this.args.duration * 1000;
+    const fromBlock = (await chain.rpc.getBlockNumber()) + 1n;
+    const callsBefore = await chain.chain.requests();
     const { result: r, server } = await this.observed(id, () => this.loader.run({ ...spec, values, durationMs }));
+    const callsAfter = await chain.chain.requests();
+    const settlement = await settlementOf(chain, fromBlock, callsBefore, callsAfter, okCount(r));
     const after = await balance();
     const served = BigInt((warm.statuses["200"] ?? 0) + (r.statuses["200"] ?? 0));
     const row = { ...rowOf(id, label, PAID_PATH, c, warm, r), server };
     row.signing = signing;
     row.chainClockAheadSeconds = Math.round(await chain.lead());
     row.balance = { price: price.toString(), expected: (price * served).toString(), actual: (after - before).toString(), ok: after - before === price * served };
+    row.settlement = settlement;
     return row;
   }
 
@@ -223,10 +227,11 @@ function emptyResult(): LoadResult {
 
 /** A fresh local chain with funded payers, and how far its clock runs ahead of the wall clock. */
 export interface RowChain {
-  chain: EvmChain;
+  chain: ThreadChain;
   payers: Payers;
   /** Seconds the chain's latest block is ahead of now. */
   lead(): Promise<number>;
+  rpc: ReturnType<typeof createPublicClient>;
 }
 
 /**
@@ -241,10 +246,51 @@ export async function rowChain(thread: ChainThread): Promise<RowChain> {
     const payers = await Payers.fund(chain, PAYERS, PAYER_FUNDS);
     const rpc = createPublicClient({ chain: chain.chain, transport: http(chain.rpcUrl) });
     const lead = async () => Number((await rpc.getBlock()).timestamp) - Date.now() / 1000;
-    return { chain, payers, lead };
+    return { chain, payers, lead, rpc };
   } catch (err) {
     await chain.stop();
     throw err;
   }
 }
 
+
+const authorizationUsed = parseAbiItem("event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)");
+
+/**
+ * What the chain itself saw of a measured paid run (so the stack and the reference are read
+ * alike, by nothing of theirs): each EIP-3009 transfer is an AuthorizationUsed log; the logs
+ * of one transaction are one batch; gas is the receipts' gasUsed over the payments they
+ * carried; chain calls are the JSON-RPC requests the node served during the run.
+ */
+async function settlementOf(row: RowChain, fromBlock: bigint, before: Record<string, number>, after: Record<string, number>, answered: number): Promise<SettlementFigures> {
+  const toBlock = await row.rpc.getBlockNumber();
+  const logs = toBlock >= fromBlock ? await row.rpc.getLogs({ address: row.chain.usdc, event: authorizationUsed, fromBlock, toBlock }) : [];
+  const perTx = new Map<Hash, number>();
+  for (const log of logs) perTx.set(log.transactionHash, (perTx.get(log.transactionHash) ?? 0) + 1);
+  let gas = 0n;
+  const hashes = [...perTx.keys()];
+  for (let i = 0; i < hashes.length; i += 32) {
+    const receipts = await Promise.all(hashes.slice(i, i + 32).map((hash) => row.rpc.getTransactionReceipt({ hash })));
+    for (const receipt of receipts) gas += receipt.gasUsed;
+  }
+  const batchSizes: Record<string, number> = {};
+  for (const n of perTx.values()) batchSizes[n] = (batchSizes[n] ?? 0) + 1;
+  const chainCallsByMethod: Record<string, number> = {};
+  let calls = 0;
+  for (const [method, n] of Object.entries(after)) {
+    const d = n - (before[method] ?? 0);
+    if (d > 0) {
+      chainCallsByMethod[method] = d;
+      calls += d;
+    }
+  }
+  return {
+    transactions: perTx.size,
+    transfers: logs.length,
+    gasPerPayment: logs.length ? Number(gas / BigInt(logs.length)) : 0,
+    batchSizes,
+    meanBatchSize: perTx.size ? logs.length / perTx.size : 0,
+    chainCallsPerRead: calls / Math.max(1, answered),
+    chainCallsByMethod,
+  };
+}

@@ -28,6 +28,8 @@ const BARE_BOARD_GZIP = "/board.gz";
 const MCP_CALL = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "get_status", arguments: {} } });
 const MCP_HEADERS = { "content-type": "application/json", accept: "application/json, text/event-stream" };
 const STATUS_PATH = "/api/board/status";
+/** Lanes of the wide paid row, beside the --paid-concurrency one: batches fill as lanes grow. */
+const PAID_WIDE_LANES = 64;
 /** The stack's offer validity (its maximum); the reference is given the same. */
 const PAYMENT_TIMEOUT_SECONDS = 3600;
 
@@ -61,7 +63,7 @@ async function main(): Promise<number> {
     for (const b of report.recovery) if (b.wrong > 0) bench.problems.push(`${b.name}: ${b.wrong} recoveries gave a wrong address`);
   }
 
-  const loadRows: RowId[] = ["ceiling", "ceiling-board", "ceiling-board-gzip", "free", "preview", "status", "license-board", "license-board-gzip", "free-key", "wallet", "license", "bearer", "mcp", "checks", "paid-native", "paid-viem", "reference"];
+  const loadRows: RowId[] = ["ceiling", "ceiling-board", "ceiling-board-gzip", "free", "preview", "status", "license-board", "license-board-gzip", "free-key", "wallet", "license", "bearer", "mcp", "checks", "paid-native", "paid-native-64", "paid-viem", "reference"];
   let infra: BenchInfra | null = null;
   let stack: BenchStack | BenchProcesses | null = null;
   let bare: BareServer | null = null;
@@ -173,14 +175,15 @@ async function main(): Promise<number> {
         }
       }
 
-      const stackRow = async (id: RowId, label: string, verifier: "native" | "viem") =>
-        bench.row(id, label, PAID_PATH, args.paidConcurrency, async () => {
+      const stackRow = async (id: RowId, label: string, verifier: "native" | "viem", lanes = args.paidConcurrency) =>
+        bench.row(id, label, PAID_PATH, lanes, async () => {
           await closeChain();
           const c = (chain = await rowChain(chainThread));
           await s.startPayments(paymentsEnv(verifier, c.chain));
-          return bench.paid(id, label, s.base, await paymentRequiredOf(`${s.base}${PAID_PATH}`), c, () => c.chain.balanceOf(payTo));
+          return bench.paid(id, label, s.base, await paymentRequiredOf(`${s.base}${PAID_PATH}`), c, () => c.chain.balanceOf(payTo), lanes);
         });
       await stackRow("paid-native", "x402 paid, stack (native ecdsa)", "native");
+      await stackRow("paid-native-64", "x402 paid, stack (native ecdsa), 64 lanes", "native", PAID_WIDE_LANES);
       await stackRow("paid-viem", "x402 paid, stack (EVM_VERIFIER=viem)", "viem");
       await s.stopPayments();
 

@@ -52,6 +52,8 @@ export interface StartEvmChainOptions {
   accounts?: number;
   /** ETH balance of each generated account, in wei (default 1,000 ETH). */
   ethBalance?: bigint;
+  /** Told the method of every JSON-RPC request served over HTTP (the bench counts chain calls per read with it). */
+  onRequest?: (method: string) => void;
 }
 
 export interface EvmChain {
@@ -116,7 +118,21 @@ export async function startEvmChain(opts: StartEvmChainOptions = {}): Promise<Ev
     error.data = data;
     return error;
   });
-  const server = new JsonRpcServer({ hostname: HOSTNAME, port: opts.port ?? 0, provider: served });
+  const onRequest = opts.onRequest;
+  const counted = onRequest
+    ? new Proxy(served, {
+        get(target, property) {
+          if (property === "request")
+            return (args: RequestArguments) => {
+              onRequest(args.method);
+              return target.request(args);
+            };
+          const value: unknown = Reflect.get(target, property, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      })
+    : served;
+  const server = new JsonRpcServer({ hostname: HOSTNAME, port: opts.port ?? 0, provider: counted });
   const { port } = await server.listen();
   const rpcUrl = `http://${HOSTNAME}:${port}/`;
 
