@@ -9,7 +9,7 @@ import type { ErrorCode } from "@board/proto";
 const RULES: readonly [RegExp, ErrorCode][] = [
   [/insufficient|balance/, "payment_insufficient_funds"],
   [/nonce_already_used|duplicate|already|replay/, "payment_already_used"],
-  [/expired|valid_before|deadline|too_old|last_valid/, "payment_expired"],
+  [/expired|valid_before|valid_after|deadline|too_old|last_valid/, "payment_expired"],
   [/recipient|pay_?to|receiver|destination/, "payment_pay_to_mismatch"],
   [/amount|value_mismatch|authorization_value/, "payment_amount_mismatch"],
   [/mint|asset|token_name|token_version|eip712_domain/, "payment_asset_mismatch"],

@@ -1,0 +1,371 @@
+import { eip3009TokenAbi, startEvmChain, type EvmChain } from "@board/test-chains/evm";
+import type { FacilitatorEvmSigner } from "@x402/evm";
+import { createPublicClient, createWalletClient, http, parseAbiItem, toHex, type Address, type Hex, type LocalAccount, type PublicClient } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { baseReader, baseSigner } from "../../src/rails/base-exact.js";
+import type { Eip3009Authorization } from "../../src/rails/mpp/method.js";
+import type { SettlementOutcome } from "../../src/rails/mpp/server-method.js";
+import { aggregate3Abi, MULTICALL3 } from "../../src/settlement/aggregate3.js";
+import { baseBatchChain } from "../../src/settlement/base-batch-chain.js";
+import { SettlementBatcher, SettlementNotSent, SettlementUnknown, type BatchChain, type BatchReport, type BatchSettings } from "../../src/settlement/batcher.js";
+
+const VALUE = 5000n;
+const CLOSED_PORT = "http://127.0.0.1:9/";
+
+let chain: EvmChain;
+/** Plain reads and test-only JSON-RPC (evm_mine, evm_setAutomine), not through the code under test. */
+let rpc: PublicClient;
+let signer: FacilitatorEvmSigner;
+let reader: PublicClient;
+let real: BatchChain;
+let facilitator: Address;
+let relayer: ReturnType<typeof walletOf>;
+
+const walletOf = (key: Hex) => createWalletClient({ account: privateKeyToAccount(key), chain: chain.chain, transport: http(chain.rpcUrl), pollingInterval: 20 });
+const now = () => BigInt(Math.floor(Date.now() / 1000));
+const newAddress = () => privateKeyToAccount(generatePrivateKey()).address;
+const txCount = (address: Address) => rpc.getTransactionCount({ address, blockTag: "latest" });
+const used = (a: Eip3009Authorization) =>
+  rpc.readContract({ address: chain.usdc, abi: eip3009TokenAbi, functionName: "authorizationState", args: [a.from, a.nonce] });
+
+/** A fresh payer holding `usdc` base units. */
+async function payer(usdc: bigint): Promise<LocalAccount> {
+  const account = privateKeyToAccount(generatePrivateKey());
+  if (usdc > 0n) await chain.mint(account.address, usdc);
+  return account;
+}
+
+/** The payer's EIP-3009 authorization of `value` to `to`, signed over the USDC domain of the local chain. */
+async function authorize(account: LocalAccount, to: Address, value = VALUE): Promise<Eip3009Authorization> {
+  const message = { from: account.address, to, value, validAfter: now() - 600n, validBefore: now() + 600n, nonce: toHex(crypto.getRandomValues(new Uint8Array(32))) };
+  const signature = await account.signTypedData({
+    domain: { name: "USD Coin", version: "2", chainId: chain.chainId, verifyingContract: chain.usdc },
+    types: {
+      TransferWithAuthorization: [
+        { name: "from", type: "address" },
+        { name: "to", type: "address" },
+        { name: "value", type: "uint256" },
+        { name: "validAfter", type: "uint256" },
+        { name: "validBefore", type: "uint256" },
+        { name: "nonce", type: "bytes32" },
+      ],
+    },
+    primaryType: "TransferWithAuthorization",
+    message,
+  });
+  return { ...message, signature };
+}
+
+/** `n` authorizations of VALUE to `payTo`, each from a fresh payer holding VALUE (mints one after another: the minter has no nonce manager). */
+async function funded(n: number, payTo: Address): Promise<Eip3009Authorization[]> {
+  const out: Eip3009Authorization[] = [];
+  for (let i = 0; i < n; i++) out.push(await authorize(await payer(VALUE), payTo));
+  return out;
+}
+
+/** transferWithAuthorization sent straight to the token by another account (not the batcher); its receipt. */
+async function transferDirectly(a: Eip3009Authorization) {
+  const hash = await relayer.writeContract({
+    address: chain.usdc,
+    abi: eip3009TokenAbi,
+    functionName: "transferWithAuthorization",
+    args: [a.from, a.to, a.value, a.validAfter, a.validBefore, a.nonce, a.signature],
+  });
+  const receipt = await rpc.waitForTransactionReceipt({ hash });
+  expect(receipt.status).toBe("success");
+  return receipt;
+}
+
+function batcher(settings: Partial<BatchSettings>, on: BatchChain = real, reports: BatchReport[] = []) {
+  const full: BatchSettings = { maxSize: 64, windowMs: 50, receiptTimeoutMs: 10_000, receiptPollMs: 20, ...settings };
+  return new SettlementBatcher(on, chain.usdc, full, (r) => reports.push(r));
+}
+
+/** Every call reported a success: nothing is refused before sending, the chain decides each one. */
+const trustingSimulation = (on: BatchChain): BatchChain => ({ ...on, simulate: async (calls) => calls.map(() => ({ success: true, returnData: "0x" as Hex })) });
+
+const ok = (o: SettlementOutcome) => {
+  expect(o.ok).toBe(true);
+  return (o as { transaction: Hex }).transaction;
+};
+
+beforeAll(async () => {
+  chain = await startEvmChain({ accounts: 2 });
+  rpc = createPublicClient({ chain: chain.chain, transport: http(chain.rpcUrl), pollingInterval: 20 });
+  const facilitatorKey = chain.accounts[0] as Hex;
+  facilitator = privateKeyToAccount(facilitatorKey).address;
+  signer = baseSigner({ rpcUrl: chain.rpcUrl, facilitatorKey, verifier: "native" });
+  reader = baseReader({ rpcUrl: chain.rpcUrl });
+  real = baseBatchChain(signer, reader, chain.chainId);
+  relayer = walletOf(chain.accounts[1] as Hex);
+}, 60_000);
+
+afterAll(async () => {
+  await chain?.stop();
+});
+
+describe("SettlementBatcher on a local chain", () => {
+  it("settles good payments in one transaction and refuses the unfunded and the already used at once", async () => {
+    const payTo = newAddress();
+    const good = await funded(4, payTo);
+    const broke = await authorize(await payer(VALUE - 1n), payTo);
+    const spent = await authorize(await payer(VALUE), payTo);
+    await transferDirectly(spent);
+    const before = { payTo: await chain.balanceOf(payTo), nonce: await txCount(facilitator) };
+    const reports: BatchReport[] = [];
+    const b = batcher({ maxSize: 6, windowMs: 5000 }, real, reports);
+
+    const outcomes = await Promise.all([good[0]!, broke, good[1]!, spent, good[2]!, good[3]!].map((a) => b.settle(a)));
+    const [g0, bad1, g1, bad2, g2, g3] = outcomes;
+
+    const hashes = [g0!, g1!, g2!, g3!].map(ok);
+    expect(new Set(hashes).size).toBe(1);
+    const hash = hashes[0]!;
+    expect(hash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(bad1).toMatchObject({ ok: false, reason: "payment_insufficient_funds" });
+    expect(bad2).toMatchObject({ ok: false, reason: "payment_already_used" });
+    // Refused by the simulation: not in the transaction.
+    expect(bad1).not.toHaveProperty("transaction");
+    expect(bad2).not.toHaveProperty("transaction");
+
+    expect(await txCount(facilitator)).toBe(before.nonce + 1);
+    const tx = await rpc.getTransaction({ hash });
+    expect(tx.to?.toLowerCase()).toBe(MULTICALL3.toLowerCase());
+    expect(tx.from.toLowerCase()).toBe(facilitator.toLowerCase());
+    expect(await chain.balanceOf(payTo)).toBe(before.payTo + 4n * VALUE);
+    expect(await chain.balanceOf(broke.from)).toBe(VALUE - 1n);
+    expect(await used(broke)).toBe(false);
+    for (const a of good) expect(await used(a)).toBe(true);
+    expect(reports).toEqual([expect.objectContaining({ size: 6, sent: 4, transferred: 4, outcome: "mined", transaction: hash })]);
+  });
+
+  it("closes a batch as soon as it holds maxSize, well before windowMs; the rest waits for its own window", async () => {
+    const payTo = newAddress();
+    const auths = await funded(4, payTo);
+    const reports: BatchReport[] = [];
+    const b = batcher({ maxSize: 3, windowMs: 1500 }, real, reports);
+    const started = performance.now();
+    const elapsed: number[] = [];
+    const settled = auths.map((a, i) =>
+      b.settle(a).then((o) => {
+        elapsed[i] = performance.now() - started;
+        return o;
+      }),
+    );
+    const [o0, o1, o2, o3] = await Promise.all(settled);
+    const full = [o0!, o1!, o2!].map(ok);
+    expect(new Set(full).size).toBe(1);
+    for (const ms of elapsed.slice(0, 3)) expect(ms).toBeLessThan(1000);
+    // The fourth opened a new batch that only its window closed.
+    expect(ok(o3!)).not.toBe(full[0]);
+    expect(elapsed[3]).toBeGreaterThanOrEqual(1500);
+    expect(reports.map((r) => r.size)).toEqual([3, 1]);
+    expect(await chain.balanceOf(payTo)).toBe(4n * VALUE);
+  });
+
+  it("closes a batch of fewer than maxSize after windowMs, all of them together", async () => {
+    const payTo = newAddress();
+    const auths = await funded(2, payTo);
+    const reports: BatchReport[] = [];
+    const windowMs = 400;
+    const b = batcher({ maxSize: 10, windowMs }, real, reports);
+    const started = performance.now();
+    const outcomes = await Promise.all(auths.map((a) => b.settle(a)));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(windowMs);
+    expect(new Set(outcomes.map(ok)).size).toBe(1);
+    expect(reports).toEqual([expect.objectContaining({ size: 2, sent: 2, transferred: 2, outcome: "mined" })]);
+  });
+
+  it("decides each payment by its own call: the one the chain refused inside the batch fails, the others settle", async () => {
+    const payTo = newAddress();
+    const a = await authorize(await payer(VALUE), payTo);
+    const b2 = await authorize(await payer(VALUE), payTo);
+    const broke = await authorize(await payer(0n), payTo);
+    // One payer, funds for one of its two authorizations: the second's Transfer would look like the first's.
+    const single = await payer(VALUE);
+    const once = await authorize(single, payTo);
+    const twice = await authorize(single, payTo);
+    const spent = await authorize(await payer(VALUE), payTo);
+    await transferDirectly(spent);
+    const before = { payTo: await chain.balanceOf(payTo), nonce: await txCount(facilitator) };
+    const reports: BatchReport[] = [];
+    const b = batcher({ maxSize: 6 }, trustingSimulation(real), reports);
+
+    const [oa, oBroke, ob, oOnce, oTwice, oSpent] = await Promise.all([a, broke, b2, once, twice, spent].map((x) => b.settle(x)));
+    const hash = ok(oa!);
+    expect(ok(ob!)).toBe(hash);
+    expect(ok(oOnce!)).toBe(hash);
+    for (const refused of [oBroke, oTwice, oSpent]) expect(refused).toMatchObject({ ok: false, reason: "payment_settlement_failed", transaction: hash });
+
+    expect(await txCount(facilitator)).toBe(before.nonce + 1);
+    expect((await rpc.getTransactionReceipt({ hash })).status).toBe("success");
+    expect(await chain.balanceOf(payTo)).toBe(before.payTo + 3n * VALUE);
+    expect(await chain.balanceOf(single.address)).toBe(0n);
+    expect(await used(once)).toBe(true);
+    expect(await used(twice)).toBe(false);
+    expect(await used(broke)).toBe(false);
+    expect(reports).toEqual([expect.objectContaining({ size: 6, sent: 6, transferred: 3, outcome: "mined", transaction: hash })]);
+  });
+
+  it("refuses every payment of a batch whose transaction reverted; nothing moved and each authorization stays unused", async () => {
+    const payTo = newAddress();
+    const auths = await funded(3, payTo);
+    const starved: BatchChain = {
+      ...real,
+      // Far too little gas for three transfers: mined with status 0.
+      send: (calls) => signer.writeContract({ address: MULTICALL3, abi: aggregate3Abi, functionName: "aggregate3", args: [calls], gas: 60_000n }),
+    };
+    const reports: BatchReport[] = [];
+    const before = await txCount(facilitator);
+    const b = batcher({ maxSize: 3 }, starved, reports);
+    const outcomes = await Promise.all(auths.map((a) => b.settle(a)));
+
+    const hash = (outcomes[0] as { transaction?: Hex }).transaction;
+    expect(hash).toMatch(/^0x[0-9a-f]{64}$/);
+    for (const o of outcomes) expect(o).toMatchObject({ ok: false, reason: "payment_settlement_failed", detail: expect.stringMatching(/batch reverted/), transaction: hash });
+    expect(await txCount(facilitator)).toBe(before + 1);
+    expect((await rpc.getTransactionReceipt({ hash: hash! })).status).toBe("reverted");
+    expect(await chain.balanceOf(payTo)).toBe(0n);
+    for (const a of auths) {
+      expect(await chain.balanceOf(a.from)).toBe(VALUE);
+      expect(await used(a)).toBe(false);
+    }
+    expect(reports).toEqual([expect.objectContaining({ size: 3, sent: 3, transferred: 0, outcome: "reverted", transaction: hash })]);
+
+    // Still good: the same authorizations settle in a batch with enough gas.
+    const fresh = batcher({ maxSize: 3 });
+    const again = await Promise.all(auths.map((a) => fresh.settle(a)));
+    expect(new Set(again.map(ok)).size).toBe(1);
+    expect(await chain.balanceOf(payTo)).toBe(3n * VALUE);
+  });
+
+  it("a batch never mined: every settle rejects SettlementUnknown with the hash; mined later, each authorization is used exactly once", async () => {
+    const payTo = newAddress();
+    const auths = await funded(3, payTo);
+    const reports: BatchReport[] = [];
+    await rpc.request({ method: "evm_setAutomine" as never, params: [false] as never });
+    try {
+      const b = batcher({ maxSize: 3, receiptTimeoutMs: 500, receiptPollMs: 50 }, real, reports);
+      const started = performance.now();
+      const results = await Promise.allSettled(auths.map((a) => b.settle(a)));
+      expect(performance.now() - started).toBeGreaterThanOrEqual(450);
+      const errors = results.map((r) => {
+        expect(r.status).toBe("rejected");
+        return (r as PromiseRejectedResult).reason as unknown;
+      });
+      for (const e of errors) expect(e).toBeInstanceOf(SettlementUnknown);
+      const hash = (errors[0] as SettlementUnknown).transaction;
+      expect(hash).toMatch(/^0x[0-9a-f]{64}$/);
+      for (const e of errors) expect((e as SettlementUnknown).transaction).toBe(hash);
+      expect(reports).toEqual([expect.objectContaining({ size: 3, sent: 3, outcome: "unknown", transaction: hash })]);
+      for (const a of auths) expect(await used(a)).toBe(false);
+      expect(await chain.balanceOf(payTo)).toBe(0n);
+
+      await rpc.request({ method: "evm_mine" as never, params: [] as never });
+      const receipt = await rpc.getTransactionReceipt({ hash: hash! });
+      expect(receipt.status).toBe("success");
+      for (const a of auths) expect(await used(a)).toBe(true);
+      expect(await chain.balanceOf(payTo)).toBe(3n * VALUE);
+      // Exactly once: one AuthorizationUsed per authorization in the whole chain.
+      const logs = await rpc.getLogs({ address: chain.usdc, event: authorizationUsed, fromBlock: 0n });
+      for (const a of auths) expect(logs.filter((l) => l.args.nonce === a.nonce && l.args.authorizer === a.from)).toHaveLength(1);
+    } finally {
+      await rpc.request({ method: "evm_setAutomine" as never, params: [true] as never });
+    }
+  });
+
+  it("a chain that cannot be asked: SettlementNotSent, nothing sent", async () => {
+    const payTo = newAddress();
+    const a = await authorize(await payer(VALUE), payTo);
+    const away = baseBatchChain(baseSigner({ rpcUrl: CLOSED_PORT, facilitatorKey: chain.accounts[0] as Hex, verifier: "native" }), baseReader({ rpcUrl: CLOSED_PORT }), chain.chainId);
+    const reports: BatchReport[] = [];
+    const before = await txCount(facilitator);
+    const err = await batcher({ maxSize: 1 }, away, reports)
+      .settle(a)
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(err).toBeInstanceOf(SettlementNotSent);
+    expect(err).toMatchObject({ reason: "settlement_not_sent" });
+    expect(reports).toEqual([expect.objectContaining({ size: 1, sent: 0, outcome: "not_sent", transaction: null })]);
+    expect(await txCount(facilitator)).toBe(before);
+    expect(await used(a)).toBe(false);
+  });
+
+  it("a send that fails: SettlementUnknown without a hash (the node may have taken it)", async () => {
+    const payTo = newAddress();
+    const auths = await funded(2, payTo);
+    let resyncs = 0;
+    const failing: BatchChain = {
+      ...real,
+      send: () => Promise.reject(new Error("socket hang up")),
+      resync: () => {
+        resyncs++;
+        real.resync();
+      },
+    };
+    const reports: BatchReport[] = [];
+    const b = batcher({ maxSize: 2 }, failing, reports);
+    const results = await Promise.allSettled(auths.map((a) => b.settle(a)));
+    for (const r of results) {
+      expect(r.status).toBe("rejected");
+      const e = (r as PromiseRejectedResult).reason as unknown;
+      expect(e).toBeInstanceOf(SettlementUnknown);
+      expect(e).toMatchObject({ reason: "settlement_pending", transaction: null });
+    }
+    expect(reports.map((r) => r.outcome)).toEqual(["unknown"]);
+    // The account's next nonce is asked of the node again.
+    expect(resyncs).toBe(1);
+    for (const a of auths) expect(await used(a)).toBe(false);
+  });
+
+  it("a node that stops answering after the send: SettlementUnknown carrying the hash", async () => {
+    const payTo = newAddress();
+    const a = await authorize(await payer(VALUE), payTo);
+    let asked = 0;
+    const deaf: BatchChain = {
+      ...real,
+      receipt: () => {
+        asked++;
+        return Promise.reject(new Error("fetch failed"));
+      },
+    };
+    const err = await batcher({ maxSize: 1, receiptTimeoutMs: 10_000, receiptPollMs: 10 }, deaf)
+      .settle(a)
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(err).toBeInstanceOf(SettlementUnknown);
+    const hash = (err as SettlementUnknown).transaction;
+    expect(hash).toMatch(/^0x[0-9a-f]{64}$/);
+    // Given up after a few failed lookups, not after the whole timeout.
+    expect(asked).toBe(3);
+    // It was mined all the same (automine): reconciliation would find it.
+    expect((await rpc.getTransactionReceipt({ hash: hash! })).status).toBe("success");
+    expect(await used(a)).toBe(true);
+  });
+
+  it("gas: a batch of 16 costs less per payment than one transferWithAuthorization", async () => {
+    const payTo = newAddress();
+    // payTo already holds USDC in both cases; each payer is fresh.
+    await chain.mint(payTo, 1n);
+    const single = await transferDirectly(await authorize(await payer(VALUE), payTo));
+    const auths = await funded(16, payTo);
+    const reports: BatchReport[] = [];
+    const b = batcher({ maxSize: 16, windowMs: 5000 }, real, reports);
+    const outcomes = await Promise.all(auths.map((a) => b.settle(a)));
+    const hash = ok(outcomes[0]!);
+    for (const o of outcomes) expect(ok(o)).toBe(hash);
+    const batch = await rpc.getTransactionReceipt({ hash });
+    expect(reports).toEqual([expect.objectContaining({ size: 16, transferred: 16, outcome: "mined", gasUsed: batch.gasUsed })]);
+    expect(await chain.balanceOf(payTo)).toBe(1n + 17n * VALUE);
+    const perPayment = batch.gasUsed / 16n;
+    console.log(JSON.stringify({ figure: "settlement_gas", batchSize: 16, batchGas: Number(batch.gasUsed), perPayment: Number(perPayment), single: Number(single.gasUsed), saving: Number(single.gasUsed - perPayment) }));
+    expect(perPayment).toBeLessThan(single.gasUsed);
+  });
+});
+
+const authorizationUsed = parseAbiItem("event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)");
