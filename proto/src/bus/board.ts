@@ -18,6 +18,12 @@ export const BoardReadRequest = z.object({
   if_none_match: z.string().max(MAX_IF_NONE_MATCH_CHARS).optional(),
   /** The ETag of this view (same params, same encoding) whose bytes the caller keeps: if it is current, the body is left out. */
   cached_etag: z.string().max(128).optional(),
+  /**
+   * A redelivery: the view as the board of this snapshot (its hash, from an earlier reply's
+   * `snapshot`) rendered it, with `freshness` as it was then, so the bytes are the same.
+   */
+  snapshot: z.string().max(128).optional(),
+  freshness: FreshnessBlock.optional(),
 });
 export type BoardReadRequest = z.input<typeof BoardReadRequest>;
 
@@ -36,6 +42,8 @@ export const BoardReadMeta = z.object({
   template: z.object({ head_bytes: z.number().int().min(0), crc: z.number().int().min(0).optional(), size: z.number().int().min(0).optional() }).optional(),
   /** true: the caller's cached_etag is current and the body is left out; splice this freshness into the kept bytes. */
   cached: z.literal(true).optional(),
+  /** The hash of the snapshot the view was cut from (absent for views of the delayed board): what a redelivery asks for again. */
+  snapshot: z.string().optional(),
 });
 export type BoardReadMeta = z.infer<typeof BoardReadMeta>;
 

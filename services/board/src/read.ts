@@ -35,9 +35,11 @@ export function readView(deps: ReadDeps, req: Required<Pick<BoardReadRequest, "v
     if (DELAYED_VIEWS.has(req.view)) throw new BusError("snapshot_unavailable", 503, "no board of an earlier trading day is stored yet");
     throw new BusError("not_implemented", 501, `view ${req.view} is not rendered yet`);
   }
+  const ofSnapshot = view.computedAt === pub.board.computed_at;
   // Only the current snapshot's views can be behind; a delayed view is a day old by design.
+  // A redelivery carries the freshness it was first served with: the same bytes again.
   const freshness =
-    view.computedAt === pub.board.computed_at ? honestFreshness(current, deps.refreshMinutes) : freshnessAt(now, new Date(view.computedAtMs), deps.refreshMinutes);
+    req.freshness ?? (ofSnapshot ? honestFreshness(current, deps.refreshMinutes) : freshnessAt(now, new Date(view.computedAtMs), deps.refreshMinutes));
   const encoding = req.encoding ?? "identity";
   const meta = (status: 200 | 304): BoardReadMeta => ({
     status,
@@ -46,6 +48,7 @@ export function readView(deps: ReadDeps, req: Required<Pick<BoardReadRequest, "v
     freshness,
     asof_daily: view.asofDaily,
     computed_at: view.computedAt,
+    ...(ofSnapshot && { snapshot: pub.snapshotHash }),
   });
   if (req.if_none_match && matchesEtag(req.if_none_match, view.rendered.etag)) return { meta: meta(304), body: EMPTY };
   // The caller keeps this very view's bytes: only this read's freshness travels.

@@ -5,8 +5,8 @@ import pkg from "../package.json" with { type: "json" };
 import { consumeSnapshots } from "./consumer.js";
 import * as schema from "./db/schema.js";
 import type { BoardEnv } from "./env.js";
-import { buildPublication, type Publication } from "./publication.js";
-import { recordViews } from "./proof/extra-views.js";
+import type { Publication } from "./publication.js";
+import { Publications } from "./publications.js";
 import { readView } from "./read.js";
 import { LiveStatus } from "./views/live-status.js";
 import { gaugeSnapshotAge } from "./snapshot-age.js";
@@ -31,25 +31,11 @@ export async function startBoard(env: BoardEnv, opts: { now?: () => Date } = {})
   });
   try {
     const store = new SnapshotStore(rt.database!.db, now);
-    let publication: Publication | null = null;
+    const publications = new Publications(store, rt.log);
+    const publication = () => publications.current();
+    const republish = () => publications.republish();
 
-    // Renders the newest stored snapshot (and its delayed companion) unless it is already live.
-    const republish = async () => {
-      const latest = await store.latest();
-      if (!latest || publication?.snapshotHash === latest.hash) return;
-      const delayed = await store.latestBefore(latest.board.asof_daily);
-      publication = buildPublication({
-        current: latest.board,
-        currentHash: latest.hash,
-        delayed: delayed?.board ?? null,
-        snapshotsStored: await store.count(),
-        snapshot: latest.snapshot,
-        extraViews: await recordViews(store, latest, delayed),
-      });
-      rt.log.info({ asof: latest.board.asof_daily, computed_at: latest.board.computed_at, delayed: delayed?.board.asof_daily ?? null }, "publication live");
-    };
-
-    gaugeSnapshotAge(rt.metrics, () => publication, now);
+    gaugeSnapshotAge(rt.metrics, publication, now);
     await ensureSnapshotStream(rt.bus.nc);
     await republish();
     const consumer = await consumeSnapshots({ nc: rt.bus.nc, store, log: rt.log, onCaughtUp: republish });
@@ -58,9 +44,12 @@ export async function startBoard(env: BoardEnv, opts: { now?: () => Date } = {})
     rt.lifecycle.onStop("status events", await liveStatus.start());
     const status = (pub: Publication, stale: boolean) => liveStatus.view(pub, stale);
     await rt.serve([
-      bindBytes(boardRead, async (req) => readView({ publication: () => publication, now, refreshMinutes: env.REFRESH_MINUTES, status }, req)),
+      bindBytes(boardRead, async (req) => {
+        const pub = req.snapshot ? await publications.of(req.snapshot) : publication();
+        return readView({ publication: () => pub, now, refreshMinutes: env.REFRESH_MINUTES, status }, req);
+      }),
     ]);
-    return { runtime: rt, store, publication: () => publication, stop: () => rt.stop() };
+    return { runtime: rt, store, publication, stop: () => rt.stop() };
   } catch (err) {
     await rt.stop();
     throw err;

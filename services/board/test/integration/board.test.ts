@@ -189,4 +189,31 @@ describe("board service", () => {
     expect(meta.computed_at).toBe(withoutSignals.board.computed_at);
     expect(await board.store.count()).toBe(3);
   });
+
+  it("a redelivery reads the view of the snapshot it bought with the freshness it was served with: the same bytes after a newer board and after a restart", async () => {
+    const first = await read("regime");
+    const firstGzip = await read("regime", { encoding: "gzip" });
+    const bought = first.meta.snapshot;
+    expect(bought).toBe(board!.publication()!.snapshotHash);
+    const again = (r: typeof first) => read("regime", { snapshot: bought, freshness: r.meta.freshness, encoding: r.meta.encoding });
+
+    await publish(fixtureSnapshot({ asofDaily: "2026-11-20", computedAt: "2026-11-20T10:05:00-08:00", seed: 4, intraday: true }));
+    await until(() => board!.publication()!.snapshotHash !== bought);
+    const newer = await read("regime");
+    expect(newer.meta.snapshot).not.toBe(bought);
+    expect(Buffer.from(newer.body).equals(Buffer.from(first.body))).toBe(false);
+
+    for (const r of [first, firstGzip]) {
+      const redelivered = await again(r);
+      expect(redelivered.meta).toMatchObject({ status: 200, snapshot: bought, etag: r.meta.etag, freshness: r.meta.freshness });
+      expect(Buffer.from(redelivered.body).equals(Buffer.from(r.body))).toBe(true);
+    }
+    // Rendered again from the store after a restart: still the same bytes.
+    await board!.stop();
+    board = await startBoard(env());
+    for (const r of [first, firstGzip]) expect(Buffer.from((await again(r)).body).equals(Buffer.from(r.body))).toBe(true);
+    await expect(read("regime", { snapshot: "f".repeat(64), freshness: first.meta.freshness })).rejects.toMatchObject({ status: 404, code: "not_found" } satisfies Partial<BusError>);
+    // Views of the delayed board name no snapshot: they are not sold.
+    expect((await read("free")).meta.snapshot).toBeUndefined();
+  });
 });
