@@ -33,6 +33,8 @@ export const ErrorCode = z.enum([
   "payment_invalid_signature",
   "payment_settlement_failed",
   "payment_rejected",
+  "payment_redelivery_expired",
+  "payment_redelivery_exhausted",
   // Credentials and the free tiers (SPEC.md 5, 7 and 8).
   "key_unknown",
   "key_expired",
@@ -78,6 +80,8 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   payment_insufficient_funds: 402,
   payment_invalid_signature: 402,
   payment_settlement_failed: 402,
+  payment_redelivery_expired: 402,
+  payment_redelivery_exhausted: 402,
   payment_rejected: 402,
   key_unknown: 403,
   key_expired: 403,

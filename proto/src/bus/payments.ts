@@ -1,6 +1,8 @@
 import { z } from "zod";
 import { BaseUnits, IsoDateTime } from "../records/common.js";
+import { FreshnessBlock } from "../records/freshness.js";
 import { PaymentRails, type RailName } from "../records/payment-rails.js";
+import { ContentEncoding } from "./board.js";
 import { busEndpoint } from "./endpoint.js";
 
 /** The rails a paid read can be bought on (SPEC.md 4.1 rule 5, DECISIONS.md "Payments"). */
@@ -34,6 +36,34 @@ export const RequirementsReply = z.object({ body: z.string(), headers: z.record(
 export type RequirementsReply = z.infer<typeof RequirementsReply>;
 
 /**
+ * What a paid read served: the board version (its snapshot's hash), the freshness block it
+ * carried and the encoding. The board renders the same bytes from it again (board.v1.read
+ * with `snapshot` and `freshness`), so a retry of the same payment is served what it bought.
+ */
+export const Delivery = z.object({ snapshot: z.string().max(128), freshness: FreshnessBlock, encoding: ContentEncoding });
+export type Delivery = z.infer<typeof Delivery>;
+
+/** Settles a claim after the read succeeded; only a settled claim is served. `delivery` is recorded first. */
+export const SettleRequest = z.object({ claim_id: z.uuid(), delivery: Delivery.optional() });
+export type SettleRequest = z.infer<typeof SettleRequest>;
+export const SettleReply = z.object({
+  /** PAYMENT-RESPONSE (x402) or Payment-Receipt (MPP), to send with the 200. */
+  headers: z.record(z.string(), z.string()),
+  transaction: z.string(),
+  network: z.string(),
+  settled_at: IsoDateTime,
+});
+export type SettleReply = z.infer<typeof SettleReply>;
+
+/**
+ * A retry of a payment already settled (the same signed payment, or the same payment-identifier
+ * id from the same payer): serve `delivery` again with `receipt`'s headers; nothing is claimed
+ * or charged. `count` is this redelivery's number (1 for the first).
+ */
+export const Redelivery = z.object({ delivery: Delivery, receipt: SettleReply, count: z.number().int().min(1) });
+export type Redelivery = z.infer<typeof Redelivery>;
+
+/**
  * Verifies a payment for this route and claims it in Postgres (unique per payment) before
  * anything is served. Refusals are 402s with a payment_* reason code.
  */
@@ -45,20 +75,10 @@ export const ClaimReply = z.object({
   network: z.string(),
   payer: z.string(),
   amount: BaseUnits,
+  /** Present when this payment was settled before: the read is delivered again, not bought again. */
+  redelivery: Redelivery.optional(),
 });
 export type ClaimReply = z.infer<typeof ClaimReply>;
-
-/** Settles a claim after the read succeeded; only a settled claim is served. */
-export const SettleRequest = z.object({ claim_id: z.uuid() });
-export type SettleRequest = z.infer<typeof SettleRequest>;
-export const SettleReply = z.object({
-  /** PAYMENT-RESPONSE (x402) or Payment-Receipt (MPP), to send with the 200. */
-  headers: z.record(z.string(), z.string()),
-  transaction: z.string(),
-  network: z.string(),
-  settled_at: IsoDateTime,
-});
-export type SettleReply = z.infer<typeof SettleReply>;
 
 /** Releases a claim whose read failed: nothing is charged and the payment may be used again. */
 export const ReleaseRequest = z.object({ claim_id: z.uuid(), reason: z.string().max(200) });

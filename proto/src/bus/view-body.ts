@@ -17,6 +17,15 @@ export function spliceIdentity(prefix: Uint8Array, freshness: FreshnessBlock): B
 
 /** A valid single-member gzip stream of the same body: `crc` and `size` are the prefix's CRC-32 and length. */
 export function spliceGzip(head: Uint8Array, crc: number, size: number, freshness: FreshnessBlock): Buffer {
+  return Buffer.concat([head, gzipTail(crc, size, freshness)]);
+}
+
+/**
+ * What follows the fixed deflate head in spliceGzip's stream: the freshness tail as a stored
+ * final block, and the trailer. A caller that keeps the head sends the two without copying the
+ * head into a new buffer per read.
+ */
+export function gzipTail(crc: number, size: number, freshness: FreshnessBlock): Buffer {
   const tail = freshnessTail(freshness);
   const stored = Buffer.alloc(5);
   stored[0] = 0x01; // BFINAL=1, BTYPE=00 (stored)
@@ -25,5 +34,5 @@ export function spliceGzip(head: Uint8Array, crc: number, size: number, freshnes
   const trailer = Buffer.alloc(8);
   trailer.writeUInt32LE(zlib.crc32(tail, crc) >>> 0, 0);
   trailer.writeUInt32LE((size + tail.length) >>> 0, 4);
-  return Buffer.concat([head, stored, tail, trailer]);
+  return Buffer.concat([stored, tail, trailer]);
 }

@@ -98,6 +98,13 @@ export const PaymentsEnv = baseEnv(9105)
     SETTLEMENT_RECEIPT_TIMEOUT_MS: millis(100, 600_000).default(20_000),
     /** How often a sent batch's receipt is asked for. */
     SETTLEMENT_RECEIPT_POLL_MS: millis(5, 10_000).default(100),
+    /**
+     * A retry of a settled payment (the same signed payment, or the same payment-identifier id
+     * from the same payer) is served the read it bought again, within this long after its
+     * settlement and at most REDELIVERY_MAX times; then it is refused with its own reason.
+     */
+    REDELIVERY_WINDOW_SECONDS: z.coerce.number().int().min(0).max(86_400).default(600),
+    REDELIVERY_MAX: z.coerce.number().int().min(0).max(100).default(3),
     /** Claims still open this long after claiming are reconciled against the chain. */
     RECONCILE_AFTER_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   })

@@ -17,6 +17,7 @@ import { bind, BusError, request, startRuntime, type Runtime } from "@board/serv
 import pkg from "../package.json" with { type: "json" };
 import { ClaimDesk } from "./claims/claim-desk.js";
 import { reconcileOpenClaims, type ReconcileResult } from "./claims/reconcile.js";
+import { Redeliveries } from "./claims/redelivery.js";
 import { countSettlements } from "./claims/settlement-outcomes.js";
 import { ClaimStore } from "./claims/store.js";
 import * as schema from "./db/schema.js";
@@ -122,6 +123,7 @@ export async function startPayments(env: PaymentsEnv, opts: PaymentsOptions = {}
       () => railWatch.isLive("mpp"),
       (event) => rt.bus.nc.publish(SETTLEMENT_EVENT_SUBJECT, JSON.stringify(event)),
       countSettlements(rt.metrics),
+      new Redeliveries(claims, { windowSeconds: env.REDELIVERY_WINDOW_SECONDS, max: env.REDELIVERY_MAX }, mpp ? (tx) => mpp.receipt({ externalId: undefined }, tx) : null),
     );
     if (watched.length) rt.log.info(railWatch.report(), "payment rails at start");
     else rt.log.warn({ mode: env.PAYMENTS_MODE }, "no payment rail configured: paid reads cannot be bought");
@@ -134,7 +136,7 @@ export async function startPayments(env: PaymentsEnv, opts: PaymentsOptions = {}
       }),
       bind(paymentsCatalogue, async () => ({ body: await catalogue(book, liveMpp()) })),
       bind(paymentsClaim, (req) => desk.claim(req)),
-      bind(paymentsSettle, (req) => desk.settle(req.claim_id)),
+      bind(paymentsSettle, (req) => desk.settle(req.claim_id, req.delivery)),
       bind(paymentsRelease, async (req) => ({ released: await desk.release(req.claim_id, req.reason) })),
       bind(paymentsStatus, async () => ({ ...(await desk.status()), ...railWatch.report() })),
     ]);

@@ -1,6 +1,7 @@
-import { ErrorCode, ROUTE_BY_PATH, type ClaimReply, type ClaimRequest, type SettleReply, type SettlementEvent } from "@board/proto";
+import { ErrorCode, ROUTE_BY_PATH, type ClaimReply, type Delivery, type ClaimRequest, type SettleReply, type SettlementEvent } from "@board/proto";
 import { BusError, type Logger } from "@board/service-kit";
-import { encodePaymentResponseHeader } from "@x402/core/http";
+import { extractAndValidatePaymentIdentifier } from "@x402/extensions/payment-identifier";
+import { Credential } from "mppx";
 import type { FacilitatorClient } from "@x402/core/server";
 import type { Network, PaymentPayload, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import type { MppRail } from "../rails/mpp/index.js";
@@ -13,19 +14,14 @@ import { isMalformedInput } from "../rails/malformed-input.js";
 import { reasonCode } from "../x402/reasons.js";
 import type { SettlementOutcomes } from "./settlement-outcomes.js";
 import type { ClaimStore } from "./store.js";
+import { sameJson, x402ReceiptHeaders, type Redeliveries } from "./redelivery.js";
+import type { StoredPayment } from "./stored-payment.js";
 
 /**
  * @x402/evm's errorReason for a settlement transaction that was broadcast but whose receipt
  * could not be read: not a refusal, the outcome is unknown.
  */
 const SETTLEMENT_PENDING = "settlement_pending";
-
-/** What a claim keeps so that settlement (now, or reconciliation after a restart) can run. */
-type StoredPayment =
-  /** `batched`: verified without the chain, settled in a batch (the rail's `batched`). */
-  | { version: 1 | 2; payload: unknown; requirement: unknown; batched?: true }
-  /** MPP: the credential and what it was checked against; `payload` holds the EIP-3009 authorization for reconciliation on Base. */
-  | { version: "mpp"; credential: string; expected: { amount: string; resource: string }; payload: { payload: { authorization: unknown } } };
 
 /**
  * The paid-read ledger: a payment is verified and claimed (unique in Postgres) before
@@ -42,7 +38,19 @@ export class ClaimDesk {
     private readonly mppOffered: () => boolean,
     private readonly onSettled: (event: SettlementEvent) => void = () => undefined,
     private readonly outcomes: SettlementOutcomes = () => undefined,
+    private readonly redeliveries: Redeliveries | null = null,
   ) {}
+
+  /**
+   * A payment key already held: a retry of the same settled payment (identical signed payload,
+   * same route) gets its read again; anything else is refused as used.
+   */
+  private async heldBy(key: string, path: string, same: (stored: StoredPayment) => boolean): Promise<ClaimReply | null> {
+    const prior = await this.store.byKey(key);
+    if (!prior || (prior.state !== "claimed" && prior.state !== "settled")) return null;
+    if (prior.state === "settled" && prior.route === path && this.redeliveries && same(prior.payment as StoredPayment)) return this.redeliveries.of(prior);
+    throw new BusError("payment_already_used");
+  }
 
   /** Counts a settlement that did not settle, and gives back the error to throw. */
   private unsettled(rail: string, outcome: "refused" | "failed", err: BusError, reason: string = err.code): BusError {
@@ -83,7 +91,8 @@ export class ClaimDesk {
     const payer = rail.payer(decoded.payload);
     if (!key || !payer) throw new BusError("payment_invalid_header", 402, "the payload lacks its authorization");
 
-    if (await this.store.taken(key)) throw new BusError("payment_already_used");
+    const held = await this.heldBy(key, route.path, (stored) => stored.version !== "mpp" && sameJson(innerPayload(stored.payload), innerPayload(decoded.payload)));
+    if (held) return held;
 
     const local = await rail.batched?.verify(decoded.payload, requirement as PaymentRequirements);
     if (local && !local.ok) {
@@ -92,9 +101,18 @@ export class ClaimDesk {
     }
     if (!local) await this.verifyByFacilitator(rail, decoded.payload as PaymentPayload, requirement as PaymentRequirements);
 
+    // x402's payment-identifier: a verified payment of the same payer with the id of a settled read is a retry of it.
+    const paymentId = decoded.version === 2 ? this.paymentIdentifier(decoded.payload as PaymentPayload) : null;
+    if (paymentId) {
+      const earlier = await this.store.byPaymentId(payer, paymentId);
+      if (earlier?.state === "settled" && earlier.route === route.path && this.redeliveries) return this.redeliveries.of(earlier);
+      if (earlier) throw new BusError("payment_already_used", 402, "a payment with this payment-identifier id is already in flight or was used for another read");
+    }
+
     const stored: StoredPayment = { version: decoded.version, payload: decoded.payload, requirement, ...(local && { batched: true as const }) };
     const outcome = await this.store.claim({
       paymentKey: key,
+      paymentId,
       rail: rail.rail,
       network: rail.network,
       route: route.path,
@@ -104,6 +122,13 @@ export class ClaimDesk {
     });
     if (!outcome.ok) throw new BusError("payment_already_used");
     return { claim_id: outcome.id, rail: rail.rail, network: rail.network, payer, amount: route.price.toString() };
+  }
+
+  /** The payload's payment-identifier id (x402 extension), null without one; a malformed id is refused. */
+  private paymentIdentifier(payload: PaymentPayload): string | null {
+    const { id, validation } = extractAndValidatePaymentIdentifier(payload);
+    if (id !== null && !validation.valid) throw new BusError("payment_invalid_header", 402, `the payment-identifier id is malformed: ${(validation.errors ?? []).join("; ")}`);
+    return id;
   }
 
   /** x402's facilitator verifies what the rail cannot decide by itself (contract wallets, other schemes, other rails). */
@@ -129,6 +154,12 @@ export class ClaimDesk {
   private async claimMpp(path: string, price: bigint, credential: string): Promise<ClaimReply> {
     if (!this.mpp) throw new BusError("payment_unsupported_scheme", 402, "MPP is not offered here");
     if (!this.mppOffered()) throw new BusError("service_unavailable", 503, "MPP is not available at the moment: its chain does not answer");
+    // The same credential again (one claim per challenge id): a retry of a settled read is delivered again.
+    const challengeId = credentialChallengeId(credential);
+    if (challengeId) {
+      const held = await this.heldBy(`mpp:${challengeId}`, path, (stored) => stored.version === "mpp" && stored.credential === credential);
+      if (held) return held;
+    }
     const expected = { amount: price.toString(), resource: path };
     let verified;
     try {
@@ -139,7 +170,6 @@ export class ClaimDesk {
     }
     if (!verified.ok) throw new BusError(verified.reason, 402, verified.detail);
     const key = `mpp:${verified.key}`;
-    if (await this.store.taken(key)) throw new BusError("payment_already_used");
     const stored: StoredPayment = { version: "mpp", credential, expected, payload: { payload: { authorization: verified.authorization } } };
     const outcome = await this.store.claim({ paymentKey: key, rail: "mpp", network: this.mpp.network, route: path, amount: price, payer: verified.payer, payment: stored });
     if (!outcome.ok) throw new BusError("payment_already_used");
@@ -168,7 +198,10 @@ export class ClaimDesk {
     return { headers: { "Payment-Receipt": settled.receipt }, transaction: settled.transaction, network: settled.network, settled_at: settledAt };
   }
 
-  async settle(claimId: string): Promise<SettleReply> {
+  async settle(claimId: string, delivery?: Delivery): Promise<SettleReply> {
+    // What is being sold is recorded before the money moves: whatever fails after, a retry is served it.
+    if (delivery && !(await this.store.recordDelivery(claimId, delivery)))
+      throw this.unsettled("unknown", "refused", new BusError("payment_already_used", 402, "the claim is not open"));
     const row = await this.store.get(claimId);
     if (!row || row.state !== "claimed") throw this.unsettled(row?.rail ?? "unknown", "refused", new BusError("payment_already_used", 402, "the claim is not open"));
     const storedAny = row.payment as StoredPayment;
@@ -206,10 +239,7 @@ export class ClaimDesk {
     const settledAt = new Date().toISOString();
     this.outcomes({ rail: rail.rail, outcome: "settled" });
     this.onSettled({ settled_at: settledAt, rail: rail.rail, network: result.network });
-    const header = encodePaymentResponseHeader(result);
-    const headers: Record<string, string> = { "PAYMENT-RESPONSE": header };
-    // x402-fetch 1.x reads its receipt from X-PAYMENT-RESPONSE.
-    if (stored.version === 1) headers["X-PAYMENT-RESPONSE"] = header;
+    const headers = x402ReceiptHeaders(result, stored.version);
     return { headers, transaction: result.transaction, network: result.network, settled_at: settledAt };
   }
 
@@ -248,5 +278,19 @@ export class ClaimDesk {
   async status() {
     const s = await this.store.settlementStats();
     return { last_settlement_at: s.lastSettledAt?.toISOString() ?? null, settlements: s.settlements };
+  }
+}
+
+/** The signed part of an x402 payload (authorization and signature, or a transaction), whatever its version's envelope. */
+const innerPayload = (payload: unknown) => (payload as { payload?: unknown } | null)?.payload;
+
+/** The challenge id of an MPP credential, read without verifying it; null when it cannot be read. */
+function credentialChallengeId(header: string): string | null {
+  const payment = Credential.extractPaymentScheme(header);
+  if (!payment) return null;
+  try {
+    return Credential.deserialize(payment).challenge.id;
+  } catch {
+    return null;
   }
 }

@@ -1,11 +1,13 @@
 import type { Database } from "@board/service-kit";
-import { and, count, eq, lt, max, sql } from "drizzle-orm";
+import { and, count, desc, eq, gt, inArray, isNotNull, lt, max, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { claims } from "../db/schema.js";
 import type * as schema from "../db/schema.js";
 
 export interface NewClaim {
   paymentKey: string;
+  /** The buyer's payment-identifier id, when the payment carried one. */
+  paymentId?: string | null;
   rail: string;
   network: string;
   route: string;
@@ -34,6 +36,7 @@ export class ClaimStore {
       amount: c.amount.toString(),
       payer: c.payer,
       payment: c.payment,
+      paymentId: c.paymentId ?? null,
     };
     const rows = await this.db
       .insert(claims)
@@ -48,18 +51,52 @@ export class ClaimStore {
     return row ? { ok: true, id: row.id } : { ok: false, reason: "payment_already_used" };
   }
 
-  /**
-   * Whether a payment key is held by an open or settled claim: a replay is refused from
-   * this index lookup before the chain is asked anything. (The claim itself stays the
-   * guarantee; this is only the cheap early answer.)
-   */
-  async taken(paymentKey: string): Promise<boolean> {
+  /** The claim of a payment key (any state), or null. */
+  async byKey(paymentKey: string) {
+    const [row] = await this.db.select().from(claims).where(eq(claims.paymentKey, paymentKey)).limit(1);
+    return row ?? null;
+  }
+
+  /** The latest open or settled claim a payer made with this payment-identifier id, or null. */
+  async byPaymentId(payer: string, paymentId: string) {
     const [row] = await this.db
-      .select({ state: claims.state })
+      .select()
       .from(claims)
-      .where(eq(claims.paymentKey, paymentKey))
+      .where(and(eq(claims.payer, payer), eq(claims.paymentId, paymentId), inArray(claims.state, ["claimed", "settled"])))
+      .orderBy(desc(claims.claimedAt))
       .limit(1);
-    return row !== undefined && (row.state === "claimed" || row.state === "settled");
+    return row ?? null;
+  }
+
+  /** Records what the read served, before it is settled (so a redelivery after any failure serves the same). */
+  async recordDelivery(id: string, delivery: unknown): Promise<boolean> {
+    const rows = await this.db.update(claims).set({ delivery, updatedAt: sql`now()` }).where(and(eq(claims.id, id), eq(claims.state, "claimed"))).returning({ id: claims.id });
+    return rows.length === 1;
+  }
+
+  /**
+   * Counts one redelivery of a settled claim, in one statement: only while it was settled
+   * within `windowSeconds`, has its delivery recorded and fewer than `max` redeliveries.
+   * The new count, or why not.
+   */
+  async redeliver(id: string, windowSeconds: number, max: number): Promise<{ ok: true; count: number } | { ok: false; reason: "expired" | "exhausted" | "unrecorded" }> {
+    const [row] = await this.db
+      .update(claims)
+      .set({ redeliveries: sql`${claims.redeliveries} + 1`, updatedAt: sql`now()` })
+      .where(
+        and(
+          eq(claims.id, id),
+          eq(claims.state, "settled"),
+          isNotNull(claims.delivery),
+          gt(claims.settledAt, sql`now() - make_interval(secs => ${windowSeconds})`),
+          lt(claims.redeliveries, max),
+        ),
+      )
+      .returning({ count: claims.redeliveries });
+    if (row) return { ok: true, count: row.count };
+    const now = await this.get(id);
+    if (!now?.delivery) return { ok: false, reason: "unrecorded" };
+    return now.redeliveries >= max ? { ok: false, reason: "exhausted" } : { ok: false, reason: "expired" };
   }
 
   /** Marks a claimed payment settled; false if it was not in the claimed state. */

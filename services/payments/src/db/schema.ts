@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, jsonb, pgSchema, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { index, integer, jsonb, pgSchema, text, timestamp, uuid } from "drizzle-orm/pg-core";
 
 export const payments = pgSchema("payments");
 
@@ -26,9 +26,15 @@ export const claims = payments.table(
     transaction: text("transaction"),
     receipt: jsonb("receipt"),
     failure: text("failure"),
+    /** The board version the read was cut from (snapshot, freshness, encoding): recorded before settlement, so a redelivery serves the same bytes. */
+    delivery: jsonb("delivery"),
+    /** The buyer's payment-identifier id (x402 extension), when the payment carried one. */
+    paymentId: text("payment_id"),
+    /** Times the read was delivered again to a retry of the same payment. */
+    redeliveries: integer("redeliveries").notNull().default(0),
     claimedAt: timestamp("claimed_at", { withTimezone: true }).notNull().defaultNow(),
     settledAt: timestamp("settled_at", { withTimezone: true }),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [index("claims_state_claimed_at").on(t.state, t.claimedAt)],
+  (t) => [index("claims_state_claimed_at").on(t.state, t.claimedAt), index("claims_payer_payment_id").on(t.payer, t.paymentId)],
 );

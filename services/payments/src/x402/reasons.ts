@@ -40,6 +40,9 @@ export const REFUSAL_ADVICE: Partial<Record<ErrorCode, string>> = {
   payment_invalid_signature: "The payment signature does not verify. Sign the payment again with the paying key.",
   payment_settlement_failed:
     "The payment could not be settled and nothing was served. If the chain refused it, nothing was charged: sign a fresh payment. If its outcome is unknown, it is reconciled within minutes and can never be charged twice; the same payment sent again is refused.",
+  payment_redelivery_expired:
+    "This payment's read was served; a retry of the same payment is served the same read again only within the redelivery window after settlement, which has passed. Sign a new payment for a new read.",
+  payment_redelivery_exhausted: "This payment's read was already delivered again as many times as a payment allows. Sign a new payment for a new read.",
   payment_rejected: "The payment was refused by the facilitator. Sign a fresh payment for one of the offers in this 402.",
   payment_required: "This read is paid. Pay one of the offers in this 402, or send a valid X-License-Key.",
 };

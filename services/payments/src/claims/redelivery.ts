@@ -1,0 +1,89 @@
+import { Delivery, type ClaimReply, type Rail } from "@board/proto";
+import { BusError } from "@board/service-kit";
+import { encodePaymentResponseHeader } from "@x402/core/http";
+import type { Network, SettleResponse } from "@x402/core/types";
+import type { StoredPayment } from "./stored-payment.js";
+import type { ClaimStore } from "./store.js";
+
+export interface RedeliverySettings {
+  /** A settled read may be delivered again this long after its settlement... */
+  windowSeconds: number;
+  /** ...at most this many times. */
+  max: number;
+}
+
+type ClaimRow = NonNullable<Awaited<ReturnType<ClaimStore["get"]>>>;
+
+/** The receipt headers of an x402 settlement: PAYMENT-RESPONSE, and X-PAYMENT-RESPONSE for v1 clients (x402-fetch 1.x reads it). */
+export function x402ReceiptHeaders(result: SettleResponse, version: 1 | 2 | "mpp"): Record<string, string> {
+  const header = encodePaymentResponseHeader(result);
+  return version === 1 ? { "PAYMENT-RESPONSE": header, "X-PAYMENT-RESPONSE": header } : { "PAYMENT-RESPONSE": header };
+}
+
+/** Deep equality of JSON values, whatever the order of object keys (Postgres' jsonb keeps none). */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  return ka.every((k) => Object.hasOwn(b, k) && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+}
+
+/**
+ * A retry of a payment that was settled gets the read it bought, again: the same board
+ * version and bytes (its recorded delivery), the same receipt, nothing claimed or charged.
+ * Bounded by a window after settlement and a count, both refused with their own reason.
+ */
+export class Redeliveries {
+  constructor(
+    private readonly store: ClaimStore,
+    private readonly settings: RedeliverySettings,
+    /** The Payment-Receipt of an MPP settlement found by reconciliation (no reply was sent then). */
+    private readonly mppReceipt: ((transaction: `0x${string}`) => string) | null,
+  ) {}
+
+  /** Delivers `prior` (a settled claim) again, or refuses with a documented reason. */
+  async of(prior: ClaimRow): Promise<ClaimReply> {
+    const counted = await this.store.redeliver(prior.id, this.settings.windowSeconds, this.settings.max);
+    if (!counted.ok) {
+      if (counted.reason === "expired")
+        throw new BusError("payment_redelivery_expired", 402, `this payment's read was delivered; it may be delivered again for ${this.settings.windowSeconds} s after settlement, and that has passed`);
+      if (counted.reason === "exhausted")
+        throw new BusError("payment_redelivery_exhausted", 402, `this payment's read was already delivered again ${this.settings.max} times`);
+      throw new BusError("payment_already_used", 402, "this payment was used and what it bought was not recorded");
+    }
+    const delivery = Delivery.parse(prior.delivery);
+    const settledAt = (prior.settledAt ?? prior.updatedAt).toISOString();
+    return {
+      claim_id: prior.id,
+      rail: prior.rail as Rail,
+      network: prior.network,
+      payer: prior.payer,
+      amount: prior.amount,
+      redelivery: {
+        delivery,
+        receipt: { headers: this.headers(prior), transaction: prior.transaction ?? "", network: prior.network, settled_at: settledAt },
+        count: counted.count,
+      },
+    };
+  }
+
+  /** The receipt headers the first delivery carried (rebuilt the same way when reconciliation settled it). */
+  private headers(prior: ClaimRow): Record<string, string> {
+    const stored = prior.payment as StoredPayment;
+    const receipt = (prior.receipt ?? {}) as { network?: string; receipt?: string; payer?: string };
+    if (stored.version === "mpp") {
+      if (typeof receipt.receipt === "string") return { "Payment-Receipt": receipt.receipt };
+      return this.mppReceipt && prior.transaction ? { "Payment-Receipt": this.mppReceipt(prior.transaction as `0x${string}`) } : {};
+    }
+    const result: SettleResponse = {
+      success: true,
+      transaction: prior.transaction ?? "",
+      network: (receipt.network ?? prior.network) as Network,
+      payer: receipt.payer ?? prior.payer,
+    };
+    return x402ReceiptHeaders(result, stored.version);
+  }
+}

@@ -1,0 +1,6 @@
+/** What a claim keeps so that settlement (now, or reconciliation after a restart) and redelivery can run. */
+export type StoredPayment =
+  /** `batched`: verified without the chain, settled in a batch (the rail's `batched`). */
+  | { version: 1 | 2; payload: unknown; requirement: unknown; batched?: true }
+  /** MPP: the credential and what it was checked against; `payload` holds the EIP-3009 authorization for reconciliation on Base. */
+  | { version: "mpp"; credential: string; expected: { amount: string; resource: string }; payload: { payload: { authorization: unknown } } };
