@@ -2,6 +2,7 @@ import { PAID_ROUTES, type Route } from "@board/proto";
 import { x402ResourceServer, type FacilitatorClient } from "@x402/core/server";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import type { SignInChallengeReply } from "@board/proto";
+import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from "@x402/extensions/payment-identifier";
 import { buildSIWxSchema, SIGN_IN_WITH_X } from "@x402/extensions/sign-in-with-x";
 import type { X402Rail } from "../rails/rail.js";
 
@@ -101,12 +102,14 @@ export class OfferBook {
 
   /**
    * The v2 PaymentRequired of a route (PAYMENT-REQUIRED header and the body's `v2`), declaring
-   * sign-in-with-x with a fresh challenge from identity. Without one (identity unreachable) the
+   * payment-identifier, and sign-in-with-x with a fresh challenge from identity. Without one (identity unreachable) the
    * 402 still lets the client pay; it only lacks the sign-in offer.
    */
   async paymentRequired(route: Route, resourceUrl: string, error?: string): Promise<PaymentRequired> {
     const [offers, challenge] = await Promise.all([this.offers(route), this.signInChallenge(resourceUrl)]);
-    const extensions = challenge ? { [SIGN_IN_WITH_X]: { info: challenge.info, supportedChains: challenge.supportedChains, schema: buildSIWxSchema() } } : undefined;
+    // payment-identifier, optional: a retry carrying the same id is delivered the read again (claims/redelivery.ts).
+    const extensions: Record<string, unknown> = { [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) };
+    if (challenge) extensions[SIGN_IN_WITH_X] = { info: challenge.info, supportedChains: challenge.supportedChains, schema: buildSIWxSchema() };
     return this.server.createPaymentRequiredResponse(
       offers.map((o) => o.requirement),
       { url: resourceUrl, description: route.summary, mimeType: "application/json" },
