@@ -1,21 +1,25 @@
+import http from "node:http";
 import express, { type NextFunction, type Request, type Response } from "express";
 import { sendError } from "./http/errors.js";
+import { exactRoutes } from "./http/exact-routes.js";
 import type { ReadDeps } from "./http/read.js";
-import { mountRoutes } from "./http/routes.js";
-import { httpTelemetry, type HttpTelemetryDeps } from "./http/telemetry.js";
+import { handleRoute, mountRoutes } from "./http/routes.js";
+import { httpTelemetry, requestTelemetry, type HttpTelemetryDeps } from "./http/telemetry.js";
 
-/** The HTTP edge. Express's own ETag is off: views carry their content hash from the board. */
-export function createApp(deps: ReadDeps & { trustProxyHops: number; telemetry: HttpTelemetryDeps }) {
+/** The HTTP edge, not yet listening. Express's own ETag is off: views carry their content hash from the board. */
+export function createServer(deps: ReadDeps & { trustProxyHops: number; telemetry: HttpTelemetryDeps }): http.Server {
   const app = express();
   app.set("etag", false);
   app.set("x-powered-by", false);
   app.set("trust proxy", deps.trustProxyHops);
+  const observe = requestTelemetry(deps.telemetry);
   // First: every request, routed or not, is traced and counted.
-  app.use(httpTelemetry(deps.telemetry));
+  app.use(httpTelemetry(observe));
   mountRoutes(app, deps);
-  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  const failed = (err: unknown, res: Response) => {
     deps.log.error({ err }, "request failed");
     if (!res.headersSent) sendError(res, "internal_error", "The request failed on our side. Retry with backoff.");
-  });
-  return app;
+  };
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => failed(err, res));
+  return http.createServer(exactRoutes(app, observe, (route, x) => handleRoute(route, deps, x), failed));
 }

@@ -1,10 +1,9 @@
-import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { startRuntime, type Runtime } from "@board/service-kit";
 import pkg from "../package.json" with { type: "json" };
 import { ResolvedPrincipals } from "./access/resolved-principals.js";
 import { servedReadsRecorder } from "./access/served-reads.js";
-import { createApp } from "./app.js";
+import { createServer } from "./app.js";
 import { ViewTemplates } from "./http/view-templates.js";
 import type { GatewayEnv } from "./env.js";
 
@@ -25,7 +24,7 @@ export async function startGateway(env: GatewayEnv, opts: GatewayOptions = {}): 
   const served = servedReadsRecorder(rt.bus.nc, rt.log);
   // Stops after the HTTP server (registered later, stopped first) and before the bus drains.
   rt.lifecycle.onStop("served reads", () => served.flush());
-  const app = createApp({
+  const server = createServer({
     nc: rt.bus.nc,
     timeoutMs: env.BUS_TIMEOUT_MS,
     log: rt.log,
@@ -36,7 +35,6 @@ export async function startGateway(env: GatewayEnv, opts: GatewayOptions = {}): 
     principals: new ResolvedPrincipals(opts.now),
     telemetry: { tracer: rt.telemetry.tracer, metrics: rt.metrics },
   });
-  const server = http.createServer(app);
   server.keepAliveTimeout = 65_000;
   try {
     await new Promise<void>((resolve, reject) => {

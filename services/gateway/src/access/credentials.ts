@@ -1,7 +1,7 @@
 import type { Credentials } from "@board/proto";
-import type { Request } from "express";
+import type { IncomingMessage } from "node:http";
 
-const header = (req: Request, name: string): string | undefined => {
+const header = (req: IncomingMessage, name: string): string | undefined => {
   const v = req.headers[name];
   return typeof v === "string" && v.length > 0 ? v : undefined;
 };
@@ -11,7 +11,7 @@ const header = (req: Request, name: string): string | undefined => {
  * X-Board-License-Key is deliberately not read (SPEC.md 5); Authorization: Payment is a
  * payment, not a credential.
  */
-export function credentialsOf(req: Request): Credentials | null {
+export function credentialsOf(req: IncomingMessage): Credentials | null {
   const creds: Credentials = {};
   const license = header(req, "x-license-key");
   if (license) creds.license_key = license.trim();
@@ -26,7 +26,7 @@ export function credentialsOf(req: Request): Credentials | null {
 }
 
 /** Authorization: Bearer with nothing usable after it is a malformed credential, not an absent one. */
-export function hasMalformedBearer(req: Request): boolean {
+export function hasMalformedBearer(req: IncomingMessage): boolean {
   const auth = header(req, "authorization");
   return auth !== undefined && /^Bearer\b/i.test(auth) && !/^Bearer[ \t]+\S+\s*$/i.test(auth);
 }

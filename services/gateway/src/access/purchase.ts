@@ -1,6 +1,5 @@
 import { paymentsClaim, paymentsRelease, paymentsSettle, type ClaimReply, type PaymentCarrier, type Route, type SettleReply } from "@board/proto";
 import { isBusError, request, type Logger, type NatsConnection } from "@board/service-kit";
-import type { BoardViewReply } from "../http/board-view.js";
 
 export interface PurchaseDeps {
   nc: NatsConnection;
@@ -14,9 +13,9 @@ export interface Payment {
   value: string;
 }
 
-/** What buying one read came to. Only `served` has been charged, and it holds the receipt. */
-export type Purchase =
-  | { kind: "served"; read: BoardViewReply; receipt: SettleReply; claim: ClaimReply }
+/** What buying one read (its bytes: a `Read`) came to. Only `served` has been charged, and it holds the receipt. */
+export type Purchase<Read> =
+  | { kind: "served"; read: Read; receipt: SettleReply; claim: ClaimReply }
   /** The payment was refused (a payment_* reason code): answer with a fresh offer naming why. */
   | { kind: "refused"; code: string }
   /** Another service failed; nothing was served. A claim left open is reconciled by payments. */
@@ -27,11 +26,11 @@ export type Purchase =
  * payment before anything is served; read the board; settle; serve only what settled. A
  * failed read releases the claim, so nothing is charged and the payment may be used again.
  */
-export async function purchaseRead(
+export async function purchaseRead<Read>(
   deps: PurchaseDeps,
   order: { route: Route; query: string; payment: Payment },
-  read: () => Promise<BoardViewReply>,
-): Promise<Purchase> {
+  read: () => Promise<Read>,
+): Promise<Purchase<Read>> {
   let claim: ClaimReply;
   try {
     claim = await request(deps.nc, paymentsClaim, { path: order.route.path, query: order.query, ...order.payment }, { timeoutMs: deps.timeoutMs * 3 });
@@ -39,7 +38,7 @@ export async function purchaseRead(
     return refusedOr(err);
   }
 
-  let body: BoardViewReply;
+  let body: Read;
   try {
     body = await read();
   } catch (err) {
@@ -55,7 +54,7 @@ export async function purchaseRead(
   }
 }
 
-const refusedOr = (err: unknown): Purchase => (isBusError(err) && err.status === 402 ? { kind: "refused", code: err.code } : { kind: "failed", error: err });
+const refusedOr = (err: unknown): Purchase<never> => (isBusError(err) && err.status === 402 ? { kind: "refused", code: err.code } : { kind: "failed", error: err });
 
 async function release(deps: PurchaseDeps, claim: ClaimReply, reason: string): Promise<void> {
   try {

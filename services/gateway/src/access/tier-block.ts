@@ -1,5 +1,5 @@
 import type { DailyCount, Principal, TierBlock } from "@board/proto";
-import type { Response } from "express";
+import type { ServerResponse } from "node:http";
 
 export function tierBlock(principal: Principal, daily: DailyCount): TierBlock {
   return {
@@ -27,7 +27,7 @@ export function withTierBlock(body: Uint8Array, block: TierBlock): Buffer {
 }
 
 /** The daily count as RateLimit headers (IETF httpapi draft names) beside the body's tier block. */
-export function setDailyHeaders(res: Response, daily: DailyCount, now = Date.now()): void {
+export function setDailyHeaders(res: ServerResponse, daily: DailyCount, now = Date.now()): void {
   res.setHeader("RateLimit-Limit", String(daily.limit));
   res.setHeader("RateLimit-Remaining", String(Math.max(0, daily.limit - daily.used_today)));
   res.setHeader("RateLimit-Reset", String(Math.max(0, Math.ceil((Date.parse(daily.reset_at) - now) / 1000))));

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { freshnessHeaders } from "@board/market-calendar";
 import { boardRead, MAX_IF_NONE_MATCH_CHARS, type BoardReadMeta, type ContentEncoding, type ViewName } from "@board/proto";
 import { requestBytes, type BytesReply, type NatsConnection } from "@board/service-kit";
@@ -16,7 +17,17 @@ export interface BoardViewDeps {
   principals?: ResolvedPrincipals;
 }
 
+/** One board.v1.read reply: its metadata and body as the bus carried them. */
 export type BoardViewReply = BytesReply<BoardReadMeta>;
+
+/** A view as this gateway sends it: its metadata and its body in parts, sent in order (ViewTemplates.body). */
+export interface ServedView {
+  meta: BoardReadMeta;
+  body: readonly Uint8Array[];
+}
+
+/** The body of a served view as one buffer, for the few that change it (the free tiers' tier block). */
+export const wholeBody = (view: ServedView): Buffer => Buffer.concat(view.body);
 
 /**
  * Asks the board for a view's bytes in the encoding the client accepts. When this gateway
@@ -25,11 +36,11 @@ export type BoardViewReply = BytesReply<BoardReadMeta>;
  */
 export async function readBoardView(
   deps: BoardViewDeps,
-  req: Request,
+  req: IncomingMessage,
   view: ViewName,
   params: Record<string, string>,
   opts: { conditional: boolean; encoding?: ContentEncoding },
-): Promise<BoardViewReply> {
+): Promise<ServedView> {
   // An If-None-Match longer than any list of our ETags cannot match one: the read is served whole.
   const header = opts.conditional ? req.headers["if-none-match"] : undefined;
   const ifNoneMatch = header !== undefined && header.length <= MAX_IF_NONE_MATCH_CHARS ? header : undefined;
@@ -41,8 +52,9 @@ export async function readBoardView(
       { view, params, encoding, ...(ifNoneMatch ? { if_none_match: ifNoneMatch } : {}), ...(cachedEtag ? { cached_etag: cachedEtag } : {}) },
       { timeoutMs: deps.timeoutMs },
     );
+  const served = (reply: BoardViewReply): ServedView => ({ meta: reply.meta, body: [reply.body] });
   const views = deps.views;
-  if (!views) return ask(undefined);
+  if (!views) return served(await ask(undefined));
   const key = ViewTemplates.key(view, params, encoding);
   const reply = await ask(views.etagOf(key));
   if (reply.meta.cached) {
@@ -51,20 +63,21 @@ export async function readBoardView(
     if (body) return { meta: reply.meta, body };
     const whole = await ask(undefined);
     views.remember(key, whole.meta, whole.body);
-    return whole;
+    return served(whole);
   }
   views.remember(key, reply.meta, reply.body);
-  return reply;
+  return served(reply);
 }
 
 /**
  * Passes a view's bytes through with its ETag, encoding and the freshness headers. A body
- * changed per read (the tier block) goes without the view's ETag.
+ * changed per read (the tier block) goes without the view's ETag. Node's own response will
+ * do: nothing here needs express's.
  */
 export function sendBoardView(
-  req: Request,
-  res: Response,
-  reply: BoardViewReply,
+  req: IncomingMessage,
+  res: ServerResponse,
+  reply: ServedView,
   extraHeaders: Record<string, string> = {},
   opts: { etag: boolean } = { etag: true },
 ): void {
@@ -75,14 +88,22 @@ export function sendBoardView(
   for (const [name, value] of Object.entries(extraHeaders)) res.setHeader(name, value);
   if (meta.status === 304) {
     res.setHeader("Cache-Control", "no-cache");
-    res.status(304).end();
+    res.statusCode = 304;
+    res.end();
     return;
   }
   if (!res.hasHeader("Cache-Control")) res.setHeader("Cache-Control", "no-cache");
   res.setHeader("Content-Type", "application/json; charset=utf-8");
   if (meta.encoding === "gzip") res.setHeader("Content-Encoding", "gzip");
-  res.setHeader("Content-Length", String(body.length));
-  res.status(200).end(req.method === "HEAD" ? undefined : body);
+  let length = 0;
+  for (const part of body) length += part.length;
+  res.setHeader("Content-Length", String(length));
+  res.statusCode = 200;
+  if (req.method === "HEAD") return void res.end();
+  // Still one socket write: node corks the socket from a response's first write to its end.
+  const last = body.length - 1;
+  for (let i = 0; i < last; i++) res.write(body[i]);
+  res.end(body[last]);
 }
 
 /** A free view: read it (conditionally) and pass it through. */

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import type { PaymentCarrier, Route, ViewName } from "@board/proto";
 import type { Logger } from "@board/service-kit";
 import type { Request, Response } from "express";
@@ -13,7 +14,7 @@ export interface PaidReadDeps extends BoardViewDeps {
 }
 
 /** The payment a request carries, and in which header. MPP's Authorization: Payment wins over x402 headers. */
-export function paymentOf(req: Request): Payment | null {
+export function paymentOf(req: IncomingMessage): Payment | null {
   const auth = req.headers.authorization;
   if (auth && /^Payment\s/i.test(auth)) return { carrier: "authorization", value: auth };
   const v2 = req.headers["payment-signature"];

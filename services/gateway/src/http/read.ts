@@ -4,7 +4,9 @@ import { credentialsOf } from "../access/credentials.js";
 import { consume, refund } from "../access/meter.js";
 import { entitles, isFreeTier, resolveAccess, type Access } from "../access/principal.js";
 import { setDailyHeaders, tierBlock, withTierBlock } from "../access/tier-block.js";
-import { readBoardView, sendBoardView, type BoardViewReply } from "./board-view.js";
+import { busTurn } from "./bus-turn.js";
+import type { Exchange } from "./exchange.js";
+import { readBoardView, sendBoardView, wholeBody, type ServedView } from "./board-view.js";
 import { sendError, sendUpstreamError } from "./errors.js";
 import { paymentOf, servePaidRead, type PaidReadDeps } from "./paid-read.js";
 import { sendPaymentRequired } from "./payment-required.js";
@@ -20,25 +22,25 @@ export interface ReadDeps extends PaidReadDeps {
  */
 export async function serveRead(
   deps: ReadDeps,
-  req: Request,
-  res: Response,
+  x: Exchange,
   route: Route,
   view: ViewName | null,
   params: Record<string, string>,
   free: boolean,
 ): Promise<void> {
   // HEAD answers headers only: it never takes a payment and never spends a counted read.
-  const creds = free || req.method !== "GET" ? null : credentialsOf(req);
+  const creds = free || x.req.method !== "GET" ? null : credentialsOf(x.req);
   if (creds) {
     let access: Access;
     try {
       access = await resolveAccess(deps.nc, deps.timeoutMs, creds, deps.principals);
     } catch (err) {
-      return sendUpstreamError(res, err);
+      return sendUpstreamError(x.express().res, err);
     }
-    if (access.kind === "refused") return sendCredentialRefusal(deps, req, res, route, access);
+    if (access.kind === "refused") return sendCredentialRefusal(deps, x.express().req, x.express().res, route, access);
     const { principal } = access;
-    if (entitles(route, principal)) return serveEntitled(deps, req, res, route, view, params, principal);
+    if (entitles(route, principal)) return serveEntitled(deps, x, route, view, params, principal);
+    const { req, res } = x.express();
     if (route.kind === "paid") {
       if (paymentOf(req)) return servePaidRead(deps, req, res, route, view!, params);
       return sendPaymentRequired(deps, req, res, route, {
@@ -49,6 +51,7 @@ export async function serveRead(
     return sendError(res, "forbidden", `Your ${tierWords(principal)} does not open ${route.path}: it needs a live-feed license key (X-License-Key) or a bearer token minted from one.`);
   }
 
+  const { req, res } = x.express();
   if (!free && route.kind === "paid" && req.method === "GET" && paymentOf(req)) return servePaidRead(deps, req, res, route, view!, params);
 
   // Anonymous: a burst limit per client address, then the free read, the 402 or the 401.
@@ -74,7 +77,7 @@ export async function withinAnonymousBurst(deps: ReadDeps, req: Request, res: Re
 }
 
 async function serveFree(deps: ReadDeps, req: Request, res: Response, route: Route, view: ViewName, params: Record<string, string>) {
-  let reply: BoardViewReply;
+  let reply: ServedView;
   try {
     reply = await readBoardView(deps, req, view, params, { conditional: true });
   } catch (err) {
@@ -84,43 +87,48 @@ async function serveFree(deps: ReadDeps, req: Request, res: Response, route: Rou
   if (reply.meta.status === 200 && req.method === "GET") deps.served(route.path, "anonymous");
 }
 
-/** A read the principal's tier covers: counted (free tiers) or burst-checked (licenses), then served. */
-async function serveEntitled(
-  deps: ReadDeps,
-  req: Request,
-  res: Response,
-  route: Route,
-  view: ViewName | null,
-  params: Record<string, string>,
-  principal: Principal,
-): Promise<void> {
+/**
+ * A read the principal's tier covers: counted (free tiers) or burst-checked (licenses), then
+ * served with node's own request and response (Exchange); a refusal or failure is answered
+ * through express.
+ */
+async function serveEntitled(deps: ReadDeps, x: Exchange, route: Route, view: ViewName | null, params: Record<string, string>, principal: Principal): Promise<void> {
+  const { req, res } = x;
   const freeTier = isFreeTier(principal);
+  // The count and the board read go out together, with every other read of this turn: one bus
+  // write and one round trip of waiting instead of two. Nothing is served (nor counted as
+  // served) unless the count granted it.
+  await busTurn();
+  const counting = consume(deps.nc, deps.timeoutMs, deps.log, principal.id, freeTier ? "free" : "licensed");
+  // A free-tier body carries its tier block, so it is read uncompressed and spliced.
+  const reading = view ? readBoardView(deps, req, view, params, { conditional: false, ...(freeTier ? { encoding: "identity" as const } : {}) }) : null;
+  // Its failure is answered below once the count granted the read, and dropped when it did not.
+  reading?.catch(() => undefined);
   let count: ConsumeReply;
   try {
-    count = await consume(deps.nc, deps.timeoutMs, deps.log, principal.id, freeTier ? "free" : "licensed");
+    count = await counting;
   } catch (err) {
-    return sendUpstreamError(res, err);
+    return sendUpstreamError(x.express().res, err);
   }
-  if (!count.granted) return sendLimited(res, count);
+  if (!count.granted) return sendLimited(x.express().res, count);
   const daily = count.daily;
-  if (!view) {
+  if (!reading) {
     if (daily) await refund(deps.nc, deps.timeoutMs, deps.log, principal.id, daily.day);
-    return sendError(res, "not_implemented", `${route.path} is not served yet; your license is valid for it.`);
+    return sendError(x.express().res, "not_implemented", `${route.path} is not served yet; your license is valid for it.`);
   }
 
-  let reply: BoardViewReply;
+  let reply: ServedView;
   try {
-    // A free-tier body carries its tier block, so it is read uncompressed and spliced.
-    reply = await readBoardView(deps, req, view, params, { conditional: false, ...(daily ? { encoding: "identity" as const } : {}) });
+    reply = await reading;
   } catch (err) {
     if (daily) await refund(deps.nc, deps.timeoutMs, deps.log, principal.id, daily.day);
-    return sendUpstreamError(res, err);
+    return sendUpstreamError(x.express().res, err);
   }
   res.setHeader("Cache-Control", "private, no-store");
   res.setHeader("X-Board-Tier", principal.tier);
   if (daily) {
     setDailyHeaders(res, daily);
-    sendBoardView(req, res, { meta: reply.meta, body: withTierBlock(reply.body, tierBlock(principal, daily)) }, {}, { etag: false });
+    sendBoardView(req, res, { meta: reply.meta, body: [withTierBlock(wholeBody(reply), tierBlock(principal, daily))] }, {}, { etag: false });
   } else {
     sendBoardView(req, res, reply);
   }

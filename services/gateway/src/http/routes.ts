@@ -4,6 +4,7 @@ import { DISCOVERY_HANDLERS } from "../discovery/index.js";
 import { serveLandingPage } from "../landing/page.js";
 import { serveMcp } from "../mcp/server.js";
 import { sendError } from "./errors.js";
+import { Exchange } from "./exchange.js";
 import { getSignInNonce, postFreeKey, postSignInVerify } from "./keys.js";
 import { authorizationServerMetadata, getAuthorize, getJwks, postToken, protectedResourceMetadata, sendMetadata } from "./oauth.js";
 import { sendCatalogue } from "./payment-required.js";
@@ -26,30 +27,46 @@ const AUTH_HANDLERS: Record<string, Handler> = {
 
 /** Mounts every path of the route catalogue; what is not in it is a 404. */
 export function mountRoutes(app: Express, deps: ReadDeps): void {
-  for (const route of ROUTES) app.all(route.path, (req, res) => handle(route, deps, req, res));
+  for (const route of ROUTES) app.all(route.path, (req, res) => handleRoute(route, deps, Exchange.routed(req, res)));
   app.use((req: Request, res: Response) => sendError(res, "not_found", `There is no ${req.path}. The catalogue of reads is at /openapi.json and /llms.txt.`));
 }
 
-async function handle(route: Route, deps: ReadDeps, req: Request, res: Response): Promise<void> {
+/** The answer of a route the board does not serve (the catalogue, auth, MCP, the page, the documents); null for a board read. */
+function otherAnswer(route: Route): Handler | null {
+  if (route.path === "/api") return (deps, _req, res) => sendCatalogue(deps, res);
+  const auth = AUTH_HANDLERS[route.path];
+  if (auth) return auth;
+  if (route.kind === "mcp") return (deps, req, res) => serveMcp(deps, req, res);
+  if (route.kind === "page") return (deps, req, res) => serveLandingPage(deps, req, res);
+  const document = DISCOVERY_HANDLERS[route.path];
+  if (document) return (deps, req, res) => document(deps, req, res);
+  if (route.kind === "discovery") return (_deps, _req, res) => sendError(res, "not_implemented", `${route.path} is not available yet.`);
+  return null;
+}
+
+/**
+ * One request of a route, whatever its method: the route's own answer or why not. Only a board
+ * read may be served with node's own request and response (Exchange); every other answer takes
+ * express's first.
+ */
+export async function handleRoute(route: Route, deps: ReadDeps, x: Exchange): Promise<void> {
   const allowed = route.methods.includes("GET") ? [...route.methods, "HEAD"] : [...route.methods];
-  if (!allowed.includes(req.method as (typeof allowed)[number])) {
+  if (!allowed.includes(x.req.method as (typeof allowed)[number])) {
+    const { res } = x.express();
     res.setHeader("Allow", allowed.join(", "));
     return sendError(res, "method_not_allowed", `${route.path} accepts ${allowed.join(", ")}.`, { allowed_methods: allowed });
   }
-  const query = route.query.safeParse(req.query);
+  const query = route.query.safeParse(x.query());
   if (!query.success) {
     const issue = query.error.issues[0];
     const param = String(issue?.path[0] ?? "query");
-    return sendError(res, "invalid_query", `Query parameter '${param}': ${issue?.message ?? "invalid"}.`, { param });
+    return sendError(x.express().res, "invalid_query", `Query parameter '${param}': ${issue?.message ?? "invalid"}.`, { param });
   }
-  if (route.path === "/api") return sendCatalogue(deps, res);
-  const auth = AUTH_HANDLERS[route.path];
-  if (auth) return auth(deps, req, res, query.data);
-  if (route.kind === "mcp") return serveMcp(deps, req, res);
-  if (route.kind === "page") return serveLandingPage(deps, req, res);
-  const document = DISCOVERY_HANDLERS[route.path];
-  if (document) return document(deps, req, res);
-  if (route.kind === "discovery") return sendError(res, "not_implemented", `${route.path} is not available yet.`);
+  const other = otherAnswer(route);
+  if (other) {
+    const { req, res } = x.express();
+    return other(deps, req, res, query.data);
+  }
   const { view, free } = viewFor(route, query.data);
-  return serveRead(deps, req, res, route, view, stringParams(query.data), free);
+  return serveRead(deps, x, route, view, stringParams(query.data), free);
 }

@@ -1,4 +1,4 @@
-import { spliceGzip, spliceIdentity, type BoardReadMeta, type ContentEncoding, type ViewName } from "@board/proto";
+import { freshnessTail, gzipTail, spliceGzip, spliceIdentity, type BoardReadMeta, type ContentEncoding, type ViewName } from "@board/proto";
 
 /** Bytes of view templates kept per gateway: every view of two boards fits many times over. */
 const MAX_BYTES = 64 * 1024 * 1024;
@@ -33,13 +33,17 @@ export class ViewTemplates {
     return this.byKey.get(key)?.etag;
   }
 
-  /** The body of a reply the board left out, from the kept bytes and this read's freshness; null if they are gone. */
-  body(key: string, meta: BoardReadMeta): Buffer | null {
+  /**
+   * The body of a reply the board left out, from the kept bytes and this read's freshness, as
+   * the kept head and this read's tail: sent one after the other, never copied into one buffer
+   * (a full board's 250 KB per read, and the garbage collections they cost). Null if they are gone.
+   */
+  body(key: string, meta: BoardReadMeta): readonly [Buffer, Buffer] | null {
     const t = this.byKey.get(key);
     if (!t || t.etag !== meta.etag || t.encoding !== meta.encoding) return null;
     this.byKey.delete(key);
     this.byKey.set(key, t); // most recently used last
-    return t.encoding === "gzip" ? spliceGzip(t.head, t.crc ?? 0, t.size ?? 0, meta.freshness) : spliceIdentity(t.head, meta.freshness);
+    return [t.head, t.encoding === "gzip" ? gzipTail(t.crc ?? 0, t.size ?? 0, meta.freshness) : freshnessTail(meta.freshness)];
   }
 
   /**

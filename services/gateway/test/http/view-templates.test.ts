@@ -24,7 +24,20 @@ describe("ViewTemplates", () => {
     views.remember(key, m, spliceIdentity(prefix, m.freshness));
     expect(views.etagOf(key)).toBe('W/"e1"');
     const later = views.body(key, meta({ cached: true, freshness: freshness(65) }));
-    expect(JSON.parse(later!.toString())).toEqual({ a: 1, b: [1, 2, 3], freshness: freshness(65) });
+    expect(JSON.parse(Buffer.concat(later!).toString())).toEqual({ a: 1, b: [1, 2, 3], freshness: freshness(65) });
+    expect(Buffer.concat(later!).equals(spliceIdentity(prefix, freshness(65)))).toBe(true);
+  });
+
+  it("gives every read the one kept head, never a copy of it", () => {
+    const views = new ViewTemplates();
+    const m = meta({ template: { head_bytes: prefix.length } });
+    views.remember(key, m, spliceIdentity(prefix, m.freshness));
+    const [head1, tail1] = views.body(key, meta({ cached: true, freshness: freshness(6) }))!;
+    const [head2, tail2] = views.body(key, meta({ cached: true, freshness: freshness(7) }))!;
+    expect(head1).toBe(head2);
+    expect(head1.equals(prefix)).toBe(true);
+    expect(tail1.toString()).toBe(`"freshness":${JSON.stringify(freshness(6))}}`);
+    expect(tail2.toString()).toBe(`"freshness":${JSON.stringify(freshness(7))}}`);
   });
 
   it("splices gzip into a stream that decodes to the same body", () => {
@@ -35,7 +48,9 @@ describe("ViewTemplates", () => {
     const gz = ViewTemplates.key("free", {}, "gzip");
     views.remember(gz, m, spliceGzip(head, zlib.crc32(prefix), prefix.length, m.freshness));
     const later = views.body(gz, meta({ encoding: "gzip", cached: true, freshness: freshness(9) }));
-    expect(JSON.parse(gunzipSync(later!).toString()).freshness).toEqual(freshness(9));
+    expect(JSON.parse(gunzipSync(Buffer.concat(later!)).toString()).freshness).toEqual(freshness(9));
+    // Byte for byte the stream the board itself sends for that freshness.
+    expect(Buffer.concat(later!).equals(spliceGzip(head, zlib.crc32(prefix), prefix.length, freshness(9)))).toBe(true);
   });
 
   it("keeps nothing that would not give back the board's own bytes", () => {
