@@ -49,6 +49,10 @@ export class ClaimDesk {
     const prior = await this.store.byKey(key);
     if (!prior || (prior.state !== "claimed" && prior.state !== "settled")) return null;
     if (prior.state === "settled" && prior.route === path && this.redeliveries && same(prior.payment as StoredPayment)) return this.redeliveries.of(prior);
+    return this.alreadyUsed();
+  }
+
+  private alreadyUsed(): never {
     throw new BusError("payment_already_used");
   }
 
@@ -91,15 +95,23 @@ export class ClaimDesk {
     const payer = rail.payer(decoded.payload);
     if (!key || !payer) throw new BusError("payment_invalid_header", 402, "the payload lacks its authorization");
 
-    const held = await this.heldBy(key, route.path, (stored) => stored.version !== "mpp" && sameJson(innerPayload(stored.payload), innerPayload(decoded.payload)));
-    if (held) return held;
-
+    // Verified locally, a payment already held is found by the claim's unique key below (one
+    // statement on the way of every paid read); one whose authorization lapsed meanwhile, here.
+    const retryOf = () => this.heldBy(key, route.path, (stored) => stored.version !== "mpp" && sameJson(innerPayload(stored.payload), innerPayload(decoded.payload)));
     const local = await rail.batched?.verify(decoded.payload, requirement as PaymentRequirements);
     if (local && !local.ok) {
+      const held = local.code === "payment_expired" ? await retryOf() : null;
+      if (held) return held;
       this.log.info({ rail: rail.rail, reason: local.detail, code: local.code }, "payment refused");
       throw new BusError(local.code, 402, local.detail);
     }
-    if (!local) await this.verifyByFacilitator(rail, decoded.payload as PaymentPayload, requirement as PaymentRequirements);
+    if (!local) {
+      // The facilitator asks the chain, which would refuse a payment already used in its own
+      // words: a held key is answered first (an index lookup).
+      const held = await retryOf();
+      if (held) return held;
+      await this.verifyByFacilitator(rail, decoded.payload as PaymentPayload, requirement as PaymentRequirements);
+    }
 
     // x402's payment-identifier: a verified payment of the same payer with the id of a settled read is a retry of it.
     const paymentId = decoded.version === 2 ? this.paymentIdentifier(decoded.payload as PaymentPayload) : null;
@@ -120,7 +132,7 @@ export class ClaimDesk {
       payer,
       payment: stored,
     });
-    if (!outcome.ok) throw new BusError("payment_already_used");
+    if (!outcome.ok) return (await retryOf()) ?? this.alreadyUsed();
     return { claim_id: outcome.id, rail: rail.rail, network: rail.network, payer, amount: route.price.toString() };
   }
 
@@ -206,9 +218,7 @@ export class ClaimDesk {
 
   async settle(claimId: string, delivery?: Delivery): Promise<SettleReply> {
     // What is being sold is recorded before the money moves: whatever fails after, a retry is served it.
-    if (delivery && !(await this.store.recordDelivery(claimId, delivery)))
-      throw this.unsettled("unknown", "refused", new BusError("payment_already_used", 402, "the claim is not open"));
-    const row = await this.store.get(claimId);
+    const row = delivery ? await this.store.recordDelivery(claimId, delivery) : await this.store.get(claimId);
     if (!row || row.state !== "claimed") throw this.unsettled(row?.rail ?? "unknown", "refused", new BusError("payment_already_used", 402, "the claim is not open"));
     const storedAny = row.payment as StoredPayment;
     if (storedAny.version === "mpp") return this.settleMpp(claimId, storedAny);

@@ -68,10 +68,13 @@ export class ClaimStore {
     return row ?? null;
   }
 
-  /** Records what the read served, before it is settled (so a redelivery after any failure serves the same). */
-  async recordDelivery(id: string, delivery: unknown): Promise<boolean> {
-    const rows = await this.db.update(claims).set({ delivery, updatedAt: sql`now()` }).where(and(eq(claims.id, id), eq(claims.state, "claimed"))).returning({ id: claims.id });
-    return rows.length === 1;
+  /**
+   * Records what the read served, before it is settled (so a redelivery after any failure
+   * serves the same): the open claim as it now is, or null when it is not open.
+   */
+  async recordDelivery(id: string, delivery: unknown) {
+    const [row] = await this.db.update(claims).set({ delivery, updatedAt: sql`now()` }).where(and(eq(claims.id, id), eq(claims.state, "claimed"))).returning();
+    return row ?? null;
   }
 
   /**

@@ -1,7 +1,6 @@
 import {
   decodeErrorResult,
   encodeFunctionData,
-  getAddress,
   keccak256,
   pad,
   parseAbi,
@@ -67,22 +66,23 @@ export interface ReceiptLog {
 }
 
 /**
- * Whether this authorization's own transfer happened in a mined batch: the token logged
- * AuthorizationUsed(from, nonce) and Transfer(from, to, value). The chain decides each
- * payment by its own call, not by the batch's status.
+ * What a mined batch's logs say each payment did: the token logged AuthorizationUsed(from,
+ * nonce) and Transfer(from, to, value). The chain decides each payment by its own call, not by
+ * the batch's status. The logs are read once per receipt (hex compared in lower case, no
+ * checksumming), and each payment is then a lookup.
  */
-export function transferredIn(logs: readonly ReceiptLog[], token: Address, a: Eip3009Authorization): boolean {
-  const tokenLc = getAddress(token);
-  const from = pad(a.from.toLowerCase() as Hex).toLowerCase();
-  const to = pad(a.to.toLowerCase() as Hex).toLowerCase();
-  const nonce = a.nonce.toLowerCase();
-  let used = false;
-  let moved = false;
+export function transfersIn(logs: readonly ReceiptLog[], token: Address): (a: Eip3009Authorization) => boolean {
+  const tokenLc = token.toLowerCase();
+  const used = new Set<string>();
+  const moved = new Set<string>();
   for (const log of logs) {
-    if (getAddress(log.address) !== tokenLc) continue;
+    if (log.address.toLowerCase() !== tokenLc) continue;
     const [topic, t1, t2] = log.topics.map((t) => t.toLowerCase());
-    if (topic === AUTHORIZATION_USED && t1 === from && t2 === nonce) used = true;
-    else if (topic === TRANSFER && t1 === from && t2 === to && BigInt(log.data) === a.value) moved = true;
+    if (topic === AUTHORIZATION_USED) used.add(`${t1}:${t2}`);
+    else if (topic === TRANSFER) moved.add(`${t1}:${t2}:${BigInt(log.data)}`);
   }
-  return used && moved;
+  return (a) => {
+    const from = pad(a.from.toLowerCase() as Hex);
+    return used.has(`${from}:${a.nonce.toLowerCase()}`) && moved.has(`${from}:${pad(a.to.toLowerCase() as Hex)}:${a.value}`);
+  };
 }

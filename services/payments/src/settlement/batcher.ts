@@ -2,7 +2,7 @@ import type { Address, Hex } from "viem";
 import type { Eip3009Authorization } from "../rails/mpp/method.js";
 import type { SettlementOutcome } from "../rails/mpp/server-method.js";
 import { refusalOfRevert } from "./reverts.js";
-import { revertText, transferCall, transferredIn, type Call3, type ReceiptLog } from "./aggregate3.js";
+import { revertText, transferCall, transfersIn, type Call3, type ReceiptLog } from "./aggregate3.js";
 
 /** The chain, as the batcher needs it (settlement/base-batch-chain.ts on Base). */
 export interface BatchChain {
@@ -179,8 +179,9 @@ export class SettlementBatcher {
     }
     report.gasUsed = receipt.gasUsed;
     report.outcome = receipt.status === "success" ? "mined" : "reverted";
+    const transferred = transfersIn(receipt.logs, this.token);
     for (const w of go) {
-      if (receipt.status === "success" && transferredIn(receipt.logs, this.token, w.authorization)) {
+      if (receipt.status === "success" && transferred(w.authorization)) {
         report.transferred++;
         w.resolve({ ok: true, transaction: hash });
       } else {
