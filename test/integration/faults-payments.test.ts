@@ -712,18 +712,11 @@ async function executeElsewhere(p: Payment) {
   await reader().waitForTransactionReceipt({ hash });
 }
 
-/** Payments (in this process) whose batches close at `max` payments or after `windowMs`, never earlier. */
+/** Payments (in this process) whose batches close at `max` payments or after `windowMs`. */
 async function batchingPayments(max: number, windowMs: number, extra: Record<string, string> = {}) {
   await stack.stopPayments();
   await stack.startPayments(
-    paymentsEnv({
-      SETTLEMENT_BATCH_MAX: String(max),
-      SETTLEMENT_BATCH_WINDOW_MS: String(windowMs),
-      // These batches are the requests a test sends together: they wait for each other.
-      SETTLEMENT_BATCH_EARLY_CLOSE: "false",
-      RECONCILE_AFTER_SECONDS: String(RECONCILE_AFTER_SECONDS),
-      ...extra,
-    }),
+    paymentsEnv({ SETTLEMENT_BATCH_MAX: String(max), SETTLEMENT_BATCH_WINDOW_MS: String(windowMs), RECONCILE_AFTER_SECONDS: String(RECONCILE_AFTER_SECONDS), ...extra }),
   );
 }
 
@@ -763,7 +756,7 @@ describe("batched settlement (Multicall3 aggregate3 on Base)", () => {
 
   it("payments SIGKILLed with a batch sent and not yet mined: the next instance keeps its claims open while it may land, then settles each exactly once", async () => {
     await stack.stopPayments();
-    const victim = await spawnPayments(paymentsEnv({ SETTLEMENT_BATCH_MAX: "4", SETTLEMENT_BATCH_WINDOW_MS: "2000", SETTLEMENT_BATCH_EARLY_CLOSE: "false" }));
+    const victim = await spawnPayments(paymentsEnv({ SETTLEMENT_BATCH_MAX: "4", SETTLEMENT_BATCH_WINDOW_MS: "2000" }));
     const batch = [await signedPayment("/api/board/regime"), await signedPayment("/api/board/indices"), await signedPayment("/api/board/movers"), await signedPayment("/api/board/regime")];
     const balance = await chain.balanceOf(payTo);
     const nonce = await facilitatorNonce();

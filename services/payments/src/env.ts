@@ -91,11 +91,6 @@ export const PaymentsEnv = baseEnv(9105)
     SETTLEMENT_BATCH_MAX: z.coerce.number().int().min(1).max(256).default(32),
     SETTLEMENT_BATCH_WINDOW_MS: millis(0, 10_000).default(25),
     /**
-     * true: a batch also closes as soon as no other claim of this replica is on its way to it
-     * (a lone buyer does not wait out the window). false: it waits for the window or the size.
-     */
-    SETTLEMENT_BATCH_EARLY_CLOSE: z.stringbool().default(true),
-    /**
      * A sent batch whose receipt has not come after this is unknown: its claims stay open for
      * reconciliation. Below the gateway's settle timeout (10 x its BUS_TIMEOUT_MS, 30 s), so a
      * read is answered by payments, not cut off by the gateway while its batch may still land.

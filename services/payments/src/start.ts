@@ -17,7 +17,6 @@ import { bind, BusError, request, startRuntime, type Runtime } from "@board/serv
 import pkg from "../package.json" with { type: "json" };
 import { ClaimDesk } from "./claims/claim-desk.js";
 import { reconcileOpenClaims, type ReconcileResult } from "./claims/reconcile.js";
-import { AwaitedSettlements } from "./claims/awaited-settlements.js";
 import { Redeliveries } from "./claims/redelivery.js";
 import { countSettlements } from "./claims/settlement-outcomes.js";
 import { ClaimStore } from "./claims/store.js";
@@ -75,8 +74,7 @@ export async function startPayments(env: PaymentsEnv, opts: PaymentsOptions = {}
     describeReadiness: () => ({ ...(watch?.report() ?? { mode: env.PAYMENTS_MODE }), note: READINESS_NOTE }),
   });
   try {
-    const awaited = new AwaitedSettlements();
-    const configured = configuredRails(env, settlementInstruments(rt.metrics), env.SETTLEMENT_BATCH_EARLY_CLOSE ? () => awaited.any() : () => true);
+    const configured = configuredRails(env, settlementInstruments(rt.metrics));
     const rails = opts.rails ?? configured.x402;
     const mpp = opts.mpp === undefined ? configured.mpp : opts.mpp;
     const mppProbe = opts.mpp === undefined ? configured.mppProbe : null;
@@ -126,7 +124,6 @@ export async function startPayments(env: PaymentsEnv, opts: PaymentsOptions = {}
       (event) => rt.bus.nc.publish(SETTLEMENT_EVENT_SUBJECT, JSON.stringify(event)),
       countSettlements(rt.metrics),
       new Redeliveries(claims, { windowSeconds: env.REDELIVERY_WINDOW_SECONDS, max: env.REDELIVERY_MAX }, mpp ? (tx) => mpp.receipt({ externalId: undefined }, tx) : null),
-      awaited,
     );
     if (watched.length) rt.log.info(railWatch.report(), "payment rails at start");
     else rt.log.warn({ mode: env.PAYMENTS_MODE }, "no payment rail configured: paid reads cannot be bought");

@@ -16,7 +16,6 @@ import type { SettlementOutcomes } from "./settlement-outcomes.js";
 import type { ClaimStore } from "./store.js";
 import { sameJson, x402ReceiptHeaders, type Redeliveries } from "./redelivery.js";
 import type { StoredPayment } from "./stored-payment.js";
-import { AwaitedSettlements } from "./awaited-settlements.js";
 
 /**
  * @x402/evm's errorReason for a settlement transaction that was broadcast but whose receipt
@@ -40,8 +39,6 @@ export class ClaimDesk {
     private readonly onSettled: (event: SettlementEvent) => void = () => undefined,
     private readonly outcomes: SettlementOutcomes = () => undefined,
     private readonly redeliveries: Redeliveries | null = null,
-    /** Claims that will settle in a batch: the batcher closes early once none is on its way. */
-    private readonly awaited: AwaitedSettlements = new AwaitedSettlements(),
   ) {}
 
   /**
@@ -136,7 +133,6 @@ export class ClaimDesk {
       payment: stored,
     });
     if (!outcome.ok) return (await retryOf()) ?? this.alreadyUsed();
-    if (local) this.awaited.claimed(outcome.id);
     return { claim_id: outcome.id, rail: rail.rail, network: rail.network, payer, amount: route.price.toString() };
   }
 
@@ -195,7 +191,6 @@ export class ClaimDesk {
     const stored: StoredPayment = { version: "mpp", credential, expected, payload: { payload: { authorization: verified.authorization } } };
     const outcome = await this.store.claim({ paymentKey: key, rail: "mpp", network: this.mpp.network, route: path, amount: price, payer: verified.payer, payment: stored });
     if (!outcome.ok) throw new BusError("payment_already_used");
-    this.awaited.claimed(outcome.id);
     return { claim_id: outcome.id, rail: "mpp", network: this.mpp.network, payer: verified.payer, amount: price.toString() };
   }
 
@@ -222,7 +217,6 @@ export class ClaimDesk {
   }
 
   async settle(claimId: string, delivery?: Delivery): Promise<SettleReply> {
-    this.awaited.done(claimId);
     // What is being sold is recorded before the money moves: whatever fails after, a retry is served it.
     const row = delivery ? await this.store.recordDelivery(claimId, delivery) : await this.store.get(claimId);
     if (!row || row.state !== "claimed") throw this.unsettled(row?.rail ?? "unknown", "refused", new BusError("payment_already_used", 402, "the claim is not open"));
@@ -294,7 +288,6 @@ export class ClaimDesk {
   }
 
   async release(claimId: string, reason: string): Promise<boolean> {
-    this.awaited.done(claimId);
     return this.store.release(claimId, reason);
   }
 

@@ -30,7 +30,7 @@ export interface RailInstruments {
 }
 
 /** The rails this configuration offers. One facilitator account on Base serves x402 and MPP alike (one nonce sequence). */
-export function configuredRails(env: PaymentsEnv, instruments: RailInstruments = {}, moreComing?: () => boolean): ConfiguredRails {
+export function configuredRails(env: PaymentsEnv, instruments: RailInstruments = {}): ConfiguredRails {
   const x402: X402Rail[] = [];
   let mpp: MppRail | null = null;
   let mppProbe: (() => Promise<void>) | null = null;
@@ -56,7 +56,6 @@ export function configuredRails(env: PaymentsEnv, instruments: RailInstruments =
         receiptPollMs: env.SETTLEMENT_RECEIPT_POLL_MS,
       },
       instruments.onBatch,
-      moreComing,
     );
     const settleInBatch = batcher;
     const base = baseExactRail(cfg, signer, reader, batcher);

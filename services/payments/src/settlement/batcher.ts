@@ -93,15 +93,12 @@ export class SettlementBatcher {
     private readonly token: Address,
     private readonly settings: BatchSettings,
     private readonly onBatch: (report: BatchReport) => void = () => undefined,
-    /** Whether more payments are on their way to this batch (claims/awaited-settlements.ts); none: the batch closes at once. */
-    private readonly moreComing: () => boolean = () => true,
   ) {}
 
-  /** Joins the open batch, which closes at maxSize payments, windowMs after its first, or when no other is on its way. */
   settle(authorization: Eip3009Authorization): Promise<SettlementOutcome> {
     return new Promise((resolve, reject) => {
       this.queue.push({ authorization, resolve, reject });
-      if (this.queue.length >= this.settings.maxSize || !this.moreComing()) this.close();
+      if (this.queue.length >= this.settings.maxSize) this.close();
       else this.timer ??= setTimeout(() => this.close(), this.settings.windowMs);
     });
   }

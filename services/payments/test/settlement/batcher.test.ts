@@ -8,7 +8,6 @@ import type { Eip3009Authorization } from "../../src/rails/mpp/method.js";
 import type { SettlementOutcome } from "../../src/rails/mpp/server-method.js";
 import { aggregate3Abi, MULTICALL3 } from "../../src/settlement/aggregate3.js";
 import { baseBatchChain } from "../../src/settlement/base-batch-chain.js";
-import { AwaitedSettlements } from "../../src/claims/awaited-settlements.js";
 import { SettlementBatcher, SettlementNotSent, SettlementUnknown, type BatchChain, type BatchReport, type BatchSettings } from "../../src/settlement/batcher.js";
 
 const VALUE = 5000n;
@@ -176,33 +175,6 @@ describe("SettlementBatcher on a local chain", () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(windowMs);
     expect(new Set(outcomes.map(ok)).size).toBe(1);
     expect(reports).toEqual([expect.objectContaining({ size: 2, sent: 2, transferred: 2, outcome: "mined" })]);
-  });
-
-  it("closes early once no other claim is on its way (AwaitedSettlements), long before windowMs; waits while one is", async () => {
-    const payTo = newAddress();
-    const auths = await funded(3, payTo);
-    const awaited = new AwaitedSettlements();
-    for (const id of ["a", "b", "c"]) awaited.claimed(id);
-    const reports: BatchReport[] = [];
-    const windowMs = 3_000;
-    const full: BatchSettings = { maxSize: 10, windowMs, receiptTimeoutMs: 10_000, receiptPollMs: 20 };
-    const b = new SettlementBatcher(real, chain.usdc, full, (r) => reports.push(r), () => awaited.any());
-    const started = performance.now();
-    const settled = auths.map((a, i) => {
-      awaited.done(["a", "b", "c"][i]!);
-      return b.settle(a);
-    });
-    const outcomes = await Promise.all(settled);
-    // The third settle found nobody else on the way: the batch left with all three, at once.
-    expect(performance.now() - started).toBeLessThan(windowMs / 2);
-    expect(new Set(outcomes.map(ok)).size).toBe(1);
-    expect(reports).toEqual([expect.objectContaining({ size: 3, transferred: 3, outcome: "mined" })]);
-    // A released claim is no longer waited for.
-    const stray = new AwaitedSettlements();
-    stray.claimed("elsewhere");
-    expect(stray.any()).toBe(true);
-    stray.done("elsewhere");
-    expect(stray.any()).toBe(false);
   });
 
   it("decides each payment by its own call: the one the chain refused inside the batch fails, the others settle", async () => {
