@@ -7,7 +7,7 @@ buyer's balance after. <path> is a read such as /api/board/regime or /api/board/
 
   --rail     the rail to pay on (default base)
   --watch    keep going: poll /api/board/state and buy again each time the view changes (Ctrl-C stops)
-  --replay   send the same payment again afterwards: the board must refuse it
+  --replay   send the same payment again afterwards: the board delivers the same read again, not charged twice
   --json     print the whole body as JSON too
   --cap      daily spending cap in USDC base units (default BOARD_DAILY_CAP, else 1000000 = 1 USDC)
 

@@ -142,11 +142,12 @@ async function main() {
       return;
     }
     const again = await client.replay(receipt);
-    if (again.ok) {
-      line("replay", "SERVED: the board accepted a payment it had already settled");
+    if (again.ok && again.redelivery === null) {
+      line("replay", "SERVED AS A NEW PURCHASE: the board took a payment it had already settled");
       process.exit(1);
     }
-    line("replay", `refused: ${again.error.code} (HTTP ${again.error.status ?? "-"}): ${again.error.message}`);
+    if (again.ok) line("replay", `delivered again (Payment-Redelivery ${again.redelivery}): the same read, not charged again`);
+    else line("replay", `refused: ${again.error.code} (HTTP ${again.error.status ?? "-"}): ${again.error.message}`);
   }
 }
 

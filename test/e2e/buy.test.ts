@@ -10,7 +10,7 @@ import { TRANSACTION } from "../settlement-references.js";
 
 // `npm run buy` against `npm start` as a newcomer runs them: the launcher with no rail configured
 // (development chains, funded wallets in dev-wallets.json, its own nats-server and embedded
-// Postgres), then one purchase per rail with the buyer script, each payment replayed once.
+// Postgres), then one purchase per rail with the buyer script, each payment replayed once (delivered again).
 
 let launcher: ChildProcess;
 let output = "";
@@ -95,7 +95,7 @@ const field = (stdout: string, label: string): string | undefined => new RegExp(
 
 describe("npm run buy against npm start's development chains", () => {
   for (const rail of RAILS) {
-    it(`--rail ${rail}: pays 0.005 USDC, prints the receipt and the balance after; the replayed payment is refused`, async () => {
+    it(`--rail ${rail}: pays 0.005 USDC, prints the receipt and the balance after; the replayed payment is delivered again, not charged`, async () => {
       const run = await buy(["/api/board/regime", "--rail", rail, "--replay"]);
       expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
       expect(field(run.stdout, "GET")).toBe(`http://localhost:${port}/api/board/regime`);
@@ -106,7 +106,7 @@ describe("npm run buy against npm start's development chains", () => {
       expect(field(run.stdout, "body")).toMatch(/^as of \d{4}-\d{2}-\d{2} .*spx [A-Z_]+/);
       const [, after, before] = /^([\d.]+) USDC after \(was ([\d.]+)\)/.exec(field(run.stdout, "balance") ?? "") ?? [];
       expect(Math.round((Number(before) - Number(after)) * 1e6)).toBe(5000);
-      expect(field(run.stdout, "replay")).toMatch(/^refused: payment_already_used \(HTTP 402\)/);
+      expect(field(run.stdout, "replay")).toMatch(/^delivered again \(Payment-Redelivery 1\): the same read, not charged again/);
       // The receipt is kept beside the wallets.
       const kept = fs.readFileSync(path.join(dataDir, "receipts.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { rail: string; transaction: string });
       expect(kept.at(-1)).toMatchObject({ rail, transaction: receipt });

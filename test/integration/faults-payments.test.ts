@@ -5,11 +5,11 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { ErrorBody, pingEndpoint, ROUTE_BY_PATH } from "@board/proto";
+import { ErrorBody, pingEndpoint, RegimeView, ROUTE_BY_PATH } from "@board/proto";
 import { request } from "@board/service-kit";
 import { freePort, killHard, portAnswers } from "@board/service-kit/testing";
 import { eip3009TokenAbi, startEvmChain, type EvmChain } from "@board/test-chains/evm";
-import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { x402Client } from "@x402/fetch";
 import pg from "pg";
@@ -18,7 +18,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GatewayEnv } from "../../services/gateway/src/env.js";
 import { startGateway } from "../../services/gateway/src/start.js";
-import { refusal, Stack, until } from "./harness.js";
+import { expectRedelivered, refusal, Stack, until } from "./harness.js";
 
 // Faults of the paid read (claim in Postgres -> board read -> settlement on chain -> serve),
 // on a stack of this file's own: its own nats-server (never the shared test bus), Postgres
@@ -520,8 +520,8 @@ describe("Postgres cut off behind a TCP proxy", () => {
     expect(await chain.balanceOf(payTo)).toBe(balance + total);
     for (const p of refusedDuringCut) expect(await transfersOf(p)).toHaveLength(1);
     expect((await claimsOf(...refusedDuringCut)).map((c) => c.state)).toEqual(["settled", "settled", "settled"]);
-    // Each bought one read: a replay is refused and charges nothing.
-    expect(await refusal(await replay(refusedDuringCut[0]!))).toBe("payment_already_used");
+    // Each bought one read: sent again, it is delivered again and charges nothing.
+    await expectRedelivered(await replay(refusedDuringCut[0]!), 1);
     expect(await chain.balanceOf(payTo)).toBe(balance + total);
     // The free key's read refused during the cut was not counted: this is its first.
     const read = await get(`${stack.base}/api/board/regime`, { "x-board-key": freeKey });
@@ -615,13 +615,18 @@ describe("the payments process SIGKILLed between claim and settlement", () => {
     expect(await facilitatorNonce()).toBe(nonce + 1);
   });
 
-  it("afterwards: the settled payment is refused as already used and charges nothing; the released one buys its read, charged once", async () => {
+  it("afterwards: the payment mined while its read died is served the read it bought when sent again, charged nothing more; the released one buys its read, charged once", async () => {
     const balance = await chain.balanceOf(payTo);
-    expect(await refusal(await replay(mined))).toBe("payment_already_used");
+    const [tx] = await transfersOf(mined);
+    const again = await replay(mined);
+    expect(again.status).toBe(200);
+    expect(again.headers.get("payment-redelivery")).toBe("1");
+    expect(decodePaymentResponseHeader(again.headers.get("payment-response")!)).toMatchObject({ success: true, transaction: tx!.transactionHash });
+    RegimeView.parse(await again.json());
     expect(await chain.balanceOf(payTo)).toBe(balance);
     const read = await paidGet(stranded);
     expect(read.status, read.body).toBe(200);
-    expect(await refusal(await replay(stranded))).toBe("payment_already_used");
+    await expectRedelivered(await replay(stranded), 1);
     expect(await chain.balanceOf(payTo)).toBe(balance + stranded.price);
     expect(await transfersOf(stranded)).toHaveLength(1);
     expect((await claimsOf(mined, stranded)).map((c) => c.state)).toEqual(["settled", "settled"]);
@@ -653,7 +658,8 @@ describe("a settlement whose outcome payments cannot read", () => {
     expect(claim?.state).toBe("claimed");
     await until(async () => (await claimOf(p))?.state === "settled", 10_000);
     expect(await claimOf(p)).toMatchObject({ transaction: tx!.transactionHash });
-    expect(await refusal(await replay(p))).toBe("payment_already_used");
+    // Its read was never served: sent again, the payment gets it, charged once.
+    await expectRedelivered(await replay(p), 1);
     expect(await chain.balanceOf(payTo)).toBe(balance + p.price);
     expect(await transfersOf(p)).toHaveLength(1);
   });
@@ -690,7 +696,8 @@ describe("a settlement whose outcome payments cannot read", () => {
     expect(await claimOf(p)).toMatchObject({ transaction: tx!.transactionHash });
     expect(await transfersOf(p)).toHaveLength(1);
     expect(await chain.balanceOf(payTo)).toBe(balance + p.price);
-    expect(await refusal(await replay(p))).toBe("payment_already_used");
+    await expectRedelivered(await replay(p), 1);
+    expect(await chain.balanceOf(payTo)).toBe(balance + p.price);
   });
 });
 
@@ -750,7 +757,7 @@ describe("batched settlement (Multicall3 aggregate3 on Base)", () => {
     expect(await transfersOf(short)).toEqual([]);
     expect(await chain.balanceOf(short.from)).toBe(1_000n);
     expect(await transfersOf(used)).toHaveLength(1);
-    for (const p of good) expect(await refusal(await replay(p))).toBe("payment_already_used");
+    for (const p of good) await expectRedelivered(await replay(p), 1);
     expect(await chain.balanceOf(payTo)).toBe(balance + good.reduce((s, p) => s + p.price, 0n));
   });
 
@@ -793,7 +800,7 @@ describe("batched settlement (Multicall3 aggregate3 on Base)", () => {
     expect(txs.size).toBe(1);
     expect(await facilitatorNonce()).toBe(nonce + 1);
     expect(await chain.balanceOf(payTo)).toBe(balance + batch.reduce((s, p) => s + p.price, 0n));
-    for (const p of batch) expect(await refusal(await replay(p))).toBe("payment_already_used");
+    for (const p of batch) await expectRedelivered(await replay(p), 1);
   });
 
   it("a batch never mined (dropped from the mempool): its reads are refused, its claims stay open while it may land, then are released and each payment buys its read once", async () => {

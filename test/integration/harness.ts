@@ -148,6 +148,17 @@ export async function refusal(res: Response): Promise<string> {
   return body.error;
 }
 
+/** The answers that bought a read (200 without Payment-Redelivery): a payment buys one. */
+export const purchases = (answers: Response[]) => answers.filter((r) => r.status === 200 && r.headers.get("payment-redelivery") === null);
+
+/** A 200 that delivered a settled payment's read again: which redelivery, and its receipt. */
+export async function expectRedelivered(res: Response, n: number) {
+  expect(res.status).toBe(200);
+  expect(res.headers.get("payment-redelivery")).toBe(String(n));
+  expect(res.headers.get("payment-response") ?? res.headers.get("payment-receipt")).toBeTruthy();
+  await res.arrayBuffer();
+}
+
 export async function until(cond: () => boolean | Promise<boolean>, ms = 10_000) {
   const end = Date.now() + ms;
   while (!(await cond())) {

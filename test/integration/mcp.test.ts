@@ -138,7 +138,7 @@ describe("buying a *_live read over x402's MCP transport on the local EVM chain"
   const usdcBalance = (address: Hex) =>
     createPublicClient({ transport: http(chain.rpcUrl) }).readContract({ address: chain.usdc, abi: eip3009TokenAbi, functionName: "balanceOf", args: [address] });
 
-  it("the @x402 client signs the requirements; the call serves the live read with the settlement in _meta; a replay is refused", async () => {
+  it("the @x402 client signs the requirements; the call serves the live read with the settlement in _meta; the same payment again gets the same read and receipt, charged once", async () => {
     const key = generatePrivateKey();
     await chain.mint(privateKeyToAccount(key).address, 1_000_000n);
     const payer = new x402Client().register("eip155:*", new ExactEvmScheme(privateKeyToAccount(key)));
@@ -157,8 +157,9 @@ describe("buying a *_live read over x402's MCP transport on the local EVM chain"
     expect((await usdcBalance(payTo)) - before).toBe(5000n);
 
     const replay = await call(client, "get_regime_live", {}, { [X402_MCP_PAYMENT_META]: payment });
-    expect(replay.isError).toBe(true);
-    expect((replay.structuredContent as { error?: string }).error).toBe("payment_already_used");
+    expect(replay.isError).toBeFalsy();
+    expect(textOf(replay)).toBe(textOf(paid));
+    expect(replay._meta?.[X402_MCP_RESPONSE_META]).toEqual(receipt);
     expect((await usdcBalance(payTo)) - before).toBe(5000n);
     await client.close();
   });

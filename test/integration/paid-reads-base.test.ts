@@ -3,11 +3,15 @@ import type { PaymentRequired } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { eip3009TokenAbi, startEvmChain, type EvmChain } from "@board/test-chains/evm";
-import { FullBoard, PAID_ROUTES, paymentsClaim } from "@board/proto";
+import { FullBoard, PAID_ROUTES, paymentsClaim, ROUTE_BY_PATH } from "@board/proto";
 import { request } from "@board/service-kit";
 import { createPublicClient, createWalletClient, http, numberToHex, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { wrapFetchWithPayment as wrapFetchV1 } from "x402-fetch";
+import { fixtureSnapshot } from "@board/service-kit/testing";
+import { appendPaymentIdentifierToExtensions, generatePaymentId, PAYMENT_IDENTIFIER } from "@x402/extensions/payment-identifier";
+import nodeHttp from "node:http";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refusal, Stack, until } from "./harness.js";
 
@@ -132,26 +136,36 @@ async function signedPayment(key: Hex, path: string, alter: (pr: PaymentRequired
 
 
 describe("single use and refusals", () => {
-  it("a payment buys one read: replaying it sequentially is refused as already used, and charged once", async () => {
+  it("a payment buys one read: the same payment again is delivered again (same bytes, first receipt, Payment-Redelivery) up to REDELIVERY_MAX, then refused; charged once", async () => {
     const { key } = await payer(100_000n);
     const payment = await signedPayment(key, "/api/board/regime");
     const before = await chain.balanceOf(payTo);
-    expect((await stack.paidGet("/api/board/regime", payment)).status).toBe(200);
-    expect(await refusal(await stack.paidGet("/api/board/regime", payment))).toBe("payment_already_used");
-    expect(await refusal(await stack.paidGet("/api/board/regime", payment, "x-payment"))).toBe("payment_already_used");
+    const first = await stack.paidGet("/api/board/regime", payment);
+    expect(first.status).toBe(200);
+    expect(first.headers.get("payment-redelivery")).toBeNull();
+    const bytes = Buffer.from(await first.arrayBuffer());
+    const receipt = first.headers.get("payment-response");
+    for (const [n, header] of [[1, "payment-signature"], [2, "x-payment"], [3, "payment-signature"]] as const) {
+      const again = await stack.paidGet("/api/board/regime", payment, header);
+      expect(again.status).toBe(200);
+      expect(again.headers.get("payment-redelivery")).toBe(String(n));
+      expect(again.headers.get("payment-response")).toBe(receipt);
+      expect(Buffer.from(await again.arrayBuffer()).equals(bytes)).toBe(true);
+    }
+    expect(await refusal(await stack.paidGet("/api/board/regime", payment))).toBe("payment_redelivery_exhausted");
     expect(await chain.balanceOf(payTo)).toBe(before + 5_000n);
   });
 
-  it("20 concurrent identical payments: exactly one is served and settled, every round", async () => {
+  it("20 concurrent identical payments: exactly one is settled and charged; the others are refused or, once it settled, delivered the same read again", async () => {
     const rounds = 8;
     const before = await chain.balanceOf(payTo);
     for (let round = 0; round < rounds; round++) {
       const { key } = await payer(10_000n);
       const payment = await signedPayment(key, "/api/board/movers");
       const results = await Promise.all(Array.from({ length: 20 }, () => stack.paidGet("/api/board/movers", payment)));
-      const served = results.filter((r) => r.status === 200);
-      expect(served.length, `round ${round}`).toBe(1);
-      for (const r of results.filter((r) => r.status !== 200)) expect(await refusal(r)).toBe("payment_already_used");
+      const bought = results.filter((r) => r.status === 200 && r.headers.get("payment-redelivery") === null);
+      expect(bought.length, `round ${round}`).toBe(1);
+      for (const r of results.filter((r) => r.status !== 200)) expect(["payment_already_used", "payment_redelivery_exhausted"]).toContain(await refusal(r));
     }
     expect(await chain.balanceOf(payTo)).toBe(before + BigInt(rounds) * 5_000n);
     const settled = (await stack.payments!.claims.settlementStats()).settlements;
@@ -273,5 +287,130 @@ describe("reconciliation after a restart", () => {
     expect(await claims.get(b.claim_id)).toMatchObject({ state: "released" });
     expect((await stack.paidGet("/api/board/regime", strandedPayment)).status).toBe(200);
     expect(await refusal(await stack.paidGet("/api/board/regime", movedPayment))).toBe("payment_already_used");
+  });
+});
+
+describe("redelivery: a retry of a settled payment gets what it bought", () => {
+  /** Served reads metering counted for `route` (the reads_served table). */
+  async function servedCount(route: string): Promise<number> {
+    const db = new pg.Client({ connectionString: stack.db.url });
+    await db.connect();
+    try {
+      return Number((await db.query<{ n: string }>("select coalesce(sum(count), 0) as n from metering.reads_served where route = $1", [route])).rows[0]?.n ?? 0);
+    } finally {
+      await db.end();
+    }
+  }
+
+  it("the board version it bought, byte for byte, after a newer board is published; a redelivery is not a new served read", async () => {
+    const { key } = await payer(100_000n);
+    const payment = await signedPayment(key, "/api/board/leaders");
+    const counted = await servedCount("/api/board/leaders");
+    const first = await stack.paidGet("/api/board/leaders", payment);
+    expect(first.status).toBe(200);
+    const bytes = Buffer.from(await first.arrayBuffer());
+    await until(async () => (await servedCount("/api/board/leaders")) === counted + 1);
+
+    const computedAt = async () => ((await (await fetch(`${stack.base}/api/board/status`)).json()) as { computed_at: string }).computed_at;
+    const was = await computedAt();
+    await stack.publish(fixtureSnapshot({ asofDaily: "2026-11-20", computedAt: "2026-11-20T10:05:00-08:00", seed: 7, intraday: true }));
+    await until(async () => (await computedAt()) !== was);
+    const fresh = await stack.paidGet("/api/board/leaders", await signedPayment(key, "/api/board/leaders"));
+    expect(fresh.status).toBe(200);
+    expect(Buffer.from(await fresh.arrayBuffer()).equals(bytes)).toBe(false);
+
+    const again = await stack.paidGet("/api/board/leaders", payment);
+    expect(again.status).toBe(200);
+    expect(again.headers.get("payment-redelivery")).toBe("1");
+    expect(Buffer.from(await again.arrayBuffer()).equals(bytes)).toBe(true);
+    // The fresh purchase counts; the redelivery does not.
+    await until(async () => (await servedCount("/api/board/leaders")) === counted + 2);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(await servedCount("/api/board/leaders")).toBe(counted + 2);
+  });
+
+  it("past the window the same payment is refused payment_redelivery_expired, and charges nothing", async () => {
+    await stack.stopPayments();
+    await stack.startPayments(paymentsEnv({ REDELIVERY_WINDOW_SECONDS: "1" }));
+    try {
+      const { key } = await payer(10_000n);
+      const payment = await signedPayment(key, "/api/board/regime");
+      expect((await stack.paidGet("/api/board/regime", payment)).status).toBe(200);
+      const before = await chain.balanceOf(payTo);
+      await new Promise((r) => setTimeout(r, 1_200));
+      expect(await refusal(await stack.paidGet("/api/board/regime", payment))).toBe("payment_redelivery_expired");
+      expect(await chain.balanceOf(payTo)).toBe(before);
+    } finally {
+      await stack.stopPayments();
+      await stack.startPayments(paymentsEnv());
+    }
+  });
+
+  it("@x402/fetch with the payment-identifier helper: a network failure after the purchase, the retry signs a new payment with the same id and is served the read again, charged once", async () => {
+    const { key, account } = await payer(100_000n);
+    const id = generatePaymentId("pay_");
+    const client = new x402Client().register("eip155:*", new ExactEvmScheme(privateKeyToAccount(key)));
+    client.registerExtension({
+      key: PAYMENT_IDENTIFIER,
+      enrichPaymentPayload: async (payload, required) => ({ ...payload, extensions: appendPaymentIdentifierToExtensions({ ...(required.extensions ?? {}), ...(payload.extensions ?? {}) }, id) }),
+    });
+    // The first paid request reaches the server and is served, but its answer is lost on the way back.
+    let drops = 1;
+    const flaky: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      const paid = new Headers(init?.headers ?? (input instanceof Request ? input.headers : undefined)).has("payment-signature");
+      if (paid && drops > 0) {
+        drops--;
+        await res.arrayBuffer();
+        throw new TypeError("fetch failed: the connection was reset");
+      }
+      return res;
+    };
+    const pay = wrapFetchWithPayment(flaky, client);
+    const before = await chain.balanceOf(payTo);
+    await expect(pay(`${stack.base}/api/board/indices`)).rejects.toThrow(/reset/);
+    const retried = await pay(`${stack.base}/api/board/indices`);
+    expect(retried.status).toBe(200);
+    expect(retried.headers.get("payment-redelivery")).toBe("1");
+    expect(decodePaymentResponseHeader(retried.headers.get("payment-response")!)).toMatchObject({ success: true });
+    expect(await chain.balanceOf(payTo)).toBe(before + 5_000n);
+    expect(await chain.balanceOf(account.address)).toBe(95_000n);
+  });
+});
+
+describe("redelivery after a dropped connection", () => {
+  it("the client drops the connection before reading the body: the retry with the same payment gets the bytes it bought; a different payment for the same payer and nonce is refused", async () => {
+    const { key } = await payer(100_000n);
+    const payment = await signedPayment(key, "/api/board/sectors");
+    const price = ROUTE_BY_PATH.get("/api/board/sectors")!.price!;
+    const before = await chain.balanceOf(payTo);
+    // Headers come, then the socket is torn down before the body is read.
+    await new Promise<void>((resolve, reject) => {
+      const req = nodeHttp.get(`${stack.base}/api/board/sectors`, { headers: { "payment-signature": payment } }, (res) => {
+        try {
+          expect(res.statusCode).toBe(200);
+          res.destroy();
+          resolve();
+        } catch (err) {
+          reject(err as Error);
+        }
+      });
+      req.on("error", reject);
+    });
+    const first = await stack.paidGet("/api/board/sectors", payment);
+    expect(first.status).toBe(200);
+    expect(first.headers.get("payment-redelivery")).toBe("1");
+    const bytes = Buffer.from(await first.arrayBuffer());
+    const second = await stack.paidGet("/api/board/sectors", payment);
+    expect(second.headers.get("payment-redelivery")).toBe("2");
+    expect(Buffer.from(await second.arrayBuffer()).equals(bytes)).toBe(true);
+    expect(await chain.balanceOf(payTo)).toBe(before + price);
+
+    // Someone else's payload for the same payer and nonce (its signature altered): the key is held, not by this payment.
+    const forged = JSON.parse(Buffer.from(payment, "base64").toString()) as { payload: { signature: string } };
+    forged.payload.signature = `${forged.payload.signature.slice(0, -4)}${forged.payload.signature.endsWith("1b") ? "1c" : "1b"}`.padEnd(forged.payload.signature.length, "0");
+    const third = await stack.paidGet("/api/board/sectors", Buffer.from(JSON.stringify(forged)).toString("base64"));
+    expect(["payment_already_used", "payment_invalid_signature"]).toContain(await refusal(third));
+    expect(await chain.balanceOf(payTo)).toBe(before + price);
   });
 });

@@ -43,6 +43,8 @@ export type ReadResult<T> =
       /** The paid read's receipt (also kept in the receipt log). */
       receipt: Receipt | null;
       etag: string | null;
+      /** A settled payment sent again and delivered the same read again: which redelivery (Payment-Redelivery); null otherwise. */
+      redelivery: number | null;
     }
   | { ok: false; path: string; error: ClientError };
 
@@ -198,7 +200,11 @@ export class BoardClient {
     return done(await this.pay<P>(url, shown, target.schema));
   }
 
-  /** The payment of a receipt sent again, as a replaying client would: the board must refuse it. */
+  /**
+   * The payment of a receipt sent again, as a retrying client would: within the redelivery
+   * window the board delivers the same read again (`redelivery` set, nothing charged), past it
+   * it refuses. Served without `redelivery` would mean a second purchase.
+   */
   async replay(receipt: Receipt): Promise<ReadResult<unknown>> {
     const sent = await this.http.send(receipt.url, { headers: { [receipt.payment.header]: receipt.payment.value } });
     if (!sent.ok) return { ok: false, path: receipt.path, error: sent.error };
@@ -304,8 +310,15 @@ export class BoardClient {
       tier: tier.success ? tier.data : null,
       receipt,
       etag: res.headers.get("etag"),
+      redelivery: redeliveryOf(res),
     });
   }
+}
+
+/** The Payment-Redelivery count of a paid answer, or null on a first delivery. */
+function redeliveryOf(res: Response): number | null {
+  const n = Number(res.headers.get("payment-redelivery") ?? Number.NaN);
+  return Number.isInteger(n) && n >= 1 ? n : null;
 }
 
 function utcMidnight(d: Date): Date {

@@ -1,4 +1,4 @@
-import { paymentsClaim, paymentsRelease, paymentsSettle, type ClaimReply, type PaymentCarrier, type Route, type SettleReply } from "@board/proto";
+import { paymentsClaim, paymentsRelease, paymentsSettle, type ClaimReply, type Delivery, type PaymentCarrier, type Route, type SettleReply } from "@board/proto";
 import { isBusError, request, type Logger, type NatsConnection } from "@board/service-kit";
 
 export interface PurchaseDeps {
@@ -15,7 +15,8 @@ export interface Payment {
 
 /** What buying one read (its bytes: a `Read`) came to. Only `served` has been charged, and it holds the receipt. */
 export type Purchase<Read> =
-  | { kind: "served"; read: Read; receipt: SettleReply; claim: ClaimReply }
+  /** `redelivered`: this payment had bought this very read before; it is delivered again (its number), not bought again. */
+  | { kind: "served"; read: Read; receipt: SettleReply; claim: ClaimReply; redelivered?: number }
   /** The payment was refused (a payment_* reason code): answer with a fresh offer naming why. */
   | { kind: "refused"; code: string }
   /** Another service failed; nothing was served. A claim left open is reconciled by payments. */
@@ -23,19 +24,32 @@ export type Purchase<Read> =
 
 /**
  * One paid read, whatever carried it (HTTP or MCP), in the order DESIGN.md fixes: claim the
- * payment before anything is served; read the board; settle; serve only what settled. A
- * failed read releases the claim, so nothing is charged and the payment may be used again.
+ * payment before anything is served; read the board; settle (naming what the read served,
+ * recorded before the money moves); serve only what settled. A failed read releases the
+ * claim, so nothing is charged and the payment may be used again. A payment that bought this
+ * read before is answered by payments with its delivery: the same board version is read
+ * again and served with the first receipt, nothing claimed or settled.
  */
 export async function purchaseRead<Read>(
   deps: PurchaseDeps,
   order: { route: Route; query: string; payment: Payment },
-  read: () => Promise<Read>,
+  read: (again?: Delivery) => Promise<Read>,
+  deliveryOf: (read: Read) => Delivery | null,
 ): Promise<Purchase<Read>> {
   let claim: ClaimReply;
   try {
     claim = await request(deps.nc, paymentsClaim, { path: order.route.path, query: order.query, ...order.payment }, { timeoutMs: deps.timeoutMs * 3 });
   } catch (err) {
     return refusedOr(err);
+  }
+
+  const redelivery = claim.redelivery;
+  if (redelivery) {
+    try {
+      return { kind: "served", read: await read(redelivery.delivery), receipt: redelivery.receipt, claim, redelivered: redelivery.count };
+    } catch (err) {
+      return { kind: "failed", error: err };
+    }
   }
 
   let body: Read;
@@ -47,7 +61,8 @@ export async function purchaseRead<Read>(
   }
 
   try {
-    const receipt = await request(deps.nc, paymentsSettle, { claim_id: claim.claim_id }, { timeoutMs: deps.timeoutMs * 10 });
+    const delivery = deliveryOf(body);
+    const receipt = await request(deps.nc, paymentsSettle, { claim_id: claim.claim_id, ...(delivery && { delivery }) }, { timeoutMs: deps.timeoutMs * 10 });
     return { kind: "served", read: body, receipt, claim };
   } catch (err) {
     return refusedOr(err);

@@ -172,6 +172,7 @@ export function llmsTxt(base: URL): string {
         "3. Sign a payment payload for exactly that entry with an x402 client (EIP-3009 transferWithAuthorization on Base; a sponsored transfer on Solana or Algorand).",
         "4. Repeat the GET with the base64 payload in PAYMENT-SIGNATURE (v2). X-PAYMENT takes a v1 payload (Base as base, Solana as solana) or a v2 one.",
         "5. The 200 carries the read and PAYMENT-RESPONSE (base64: transaction, network, payer). A payment is single use and bound to its route; it is settled only after the read succeeded, so a failed read costs nothing.",
+        "6. Lost the answer (a dropped connection, a timeout)? Send the same payment again: within 10 minutes of its settlement, up to 3 times, it is delivered the same read again (the same board version and bytes, the first receipt, and `Payment-Redelivery: n`), never charged again. An x402 v2 client may instead carry an id in the payment-identifier extension (declared in every 402): a new payment from the same payer with the same id gets the read the first one bought. Past the window or the count: 402 payment_redelivery_expired / payment_redelivery_exhausted.",
         "",
         "A refused payment answers 402 again with fresh offers and `error` naming why (payment_amount_mismatch, payment_expired, payment_already_used, payment_insufficient_funds, ...). " +
           "With MPP, answer the WWW-Authenticate: Payment challenge with Authorization: Payment; a refused credential is answered with problem+json and a fresh challenge.",

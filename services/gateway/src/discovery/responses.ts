@@ -28,6 +28,10 @@ export const HEADERS = {
   },
   "WWW-Authenticate.Bearer": { description: "RFC 6750 challenge naming /.well-known/oauth-protected-resource.", schema: { type: "string" } },
   "PAYMENT-RESPONSE": { description: "Base64 x402 settlement receipt (transaction, network, payer), on reads paid over x402.", schema: { type: "string" } },
+  "Payment-Redelivery": {
+    description: "On a paid read delivered again to a retry of the same payment (the same signed payment, or the same payment-identifier id from the same payer): which redelivery this is. The same board version and bytes as first served, with the first receipt; nothing charged again.",
+    schema: { type: "integer", minimum: 1 },
+  },
   "Payment-Receipt": { description: "The MPP receipt, on reads paid with Authorization: Payment.", schema: { type: "string" } },
   "X-Board-Tier": { description: "The tier a credentialed read was served on.", schema: { type: "string" } },
   "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "string", pattern: "^\\d+$" } },
@@ -93,7 +97,7 @@ export function successResponses(route: Route, method: Method, base: URL): Respo
           description: `${route.summary} Served after the payment settled (receipt in PAYMENT-RESPONSE or Payment-Receipt), or on a license key, bearer${
             route.tiers.includes("free_key") ? ", free key or wallet sign-in (with the tier block and RateLimit headers)" : ""
           }${route.freeVariant ? `, or free with ${route.freeVariant.param}=${route.freeVariant.value}` : ""}.`,
-          headers: headers("ETag", "Cache-Control", ...FRESHNESS, "PAYMENT-RESPONSE", "Payment-Receipt", "X-Board-Tier", ...(route.tiers.includes("free_key") ? RATE_LIMIT : [])),
+          headers: headers("ETag", "Cache-Control", ...FRESHNESS, "PAYMENT-RESPONSE", "Payment-Receipt", "Payment-Redelivery", "X-Board-Tier", ...(route.tiers.includes("free_key") ? RATE_LIMIT : [])),
           content: json(bodySchema),
         },
         ...(route.freeVariant

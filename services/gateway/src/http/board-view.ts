@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { freshnessHeaders } from "@board/market-calendar";
-import { boardRead, MAX_IF_NONE_MATCH_CHARS, type BoardReadMeta, type ContentEncoding, type ViewName } from "@board/proto";
+import { boardRead, MAX_IF_NONE_MATCH_CHARS, type BoardReadMeta, type ContentEncoding, type Delivery, type ViewName } from "@board/proto";
 import { requestBytes, type BytesReply, type NatsConnection } from "@board/service-kit";
 import type { Request, Response } from "express";
 import type { ResolvedPrincipals } from "../access/resolved-principals.js";
@@ -68,6 +68,20 @@ export async function readBoardView(
   views.remember(key, reply.meta, reply.body);
   return served(reply);
 }
+
+/**
+ * A paid read delivered again: the board version it bought, with the freshness it carried,
+ * in its encoding when the client takes it (else plain: the same content).
+ */
+export async function readDelivered(deps: BoardViewDeps, req: IncomingMessage, view: ViewName, params: Record<string, string>, again: Delivery): Promise<ServedView> {
+  const encoding = again.encoding === "gzip" && preferredEncoding(req.headers["accept-encoding"]) !== "gzip" ? "identity" : again.encoding;
+  const reply = await requestBytes(deps.nc, boardRead, { view, params, encoding, snapshot: again.snapshot, freshness: again.freshness }, { timeoutMs: deps.timeoutMs });
+  return { meta: reply.meta, body: [reply.body] };
+}
+
+/** What a paid read served, for payments to record: its board version, freshness and encoding (null for a view of no snapshot). */
+export const deliveryOf = (view: { meta: BoardReadMeta }): Delivery | null =>
+  view.meta.snapshot ? { snapshot: view.meta.snapshot, freshness: view.meta.freshness, encoding: view.meta.encoding } : null;
 
 /**
  * Passes a view's bytes through with its ETag, encoding and the freshness headers. A body

@@ -4,7 +4,7 @@ import type { Logger } from "@board/service-kit";
 import type { Request, Response } from "express";
 import { purchaseRead, type Payment } from "../access/purchase.js";
 import type { ServedReads } from "../access/served-reads.js";
-import { readBoardView, sendBoardView, type BoardViewDeps } from "./board-view.js";
+import { deliveryOf, readBoardView, readDelivered, sendBoardView, type BoardViewDeps } from "./board-view.js";
 import { sendUpstreamError } from "./errors.js";
 import { exposePaymentHeaders, queryString, sendPaymentRequired } from "./payment-required.js";
 
@@ -12,6 +12,9 @@ export interface PaidReadDeps extends BoardViewDeps {
   log: Logger;
   served: ServedReads;
 }
+
+/** On a paid read delivered again to a retry of its payment: which redelivery this is (1, 2, ...). */
+export const REDELIVERY_HEADER = "Payment-Redelivery";
 
 /** The payment a request carries, and in which header. MPP's Authorization: Payment wins over x402 headers. */
 export function paymentOf(req: IncomingMessage): Payment | null {
@@ -36,15 +39,20 @@ export async function servePaidRead(
   const payment = req.method === "GET" ? paymentOf(req) : null;
   if (!payment) return sendPaymentRequired(deps, req, res, route);
 
-  const bought = await purchaseRead(deps, { route, query: queryString(req), payment }, () =>
-    readBoardView(deps, req, view, params, { conditional: false }),
+  const bought = await purchaseRead(
+    deps,
+    { route, query: queryString(req), payment },
+    (again) => (again ? readDelivered(deps, req, view, params, again) : readBoardView(deps, req, view, params, { conditional: false })),
+    deliveryOf,
   );
   if (bought.kind === "refused") return sendPaymentRequired(deps, req, res, route, refusal(bought.code, payment.carrier));
   if (bought.kind === "failed") return sendUpstreamError(res, bought.error);
   exposePaymentHeaders(res);
   res.setHeader("Cache-Control", "private, no-store");
-  sendBoardView(req, res, bought.read, bought.receipt.headers);
-  deps.served(route.path, "x402");
+  // A redelivery says which it is; it is not a new served read (metering counts the purchase once).
+  const again: Record<string, string> = bought.redelivered === undefined ? {} : { [REDELIVERY_HEADER]: String(bought.redelivered) };
+  sendBoardView(req, res, bought.read, { ...bought.receipt.headers, ...again });
+  if (bought.redelivered === undefined) deps.served(route.path, "x402");
 }
 
 /** A refused MPP credential is answered in MPP's problem+json; an x402 payment in the x402 body. */

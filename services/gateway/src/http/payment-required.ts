@@ -5,7 +5,7 @@ import type { BoardViewDeps } from "./board-view.js";
 import { sendUpstreamError } from "./errors.js";
 
 /** Headers a browser-based x402 or MPP client must be able to read. */
-const EXPOSED = "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, WWW-Authenticate, Payment-Receipt, X-Board-Market-Open, X-Board-Next-Refresh, X-Board-Data-Age";
+const EXPOSED = "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, WWW-Authenticate, Payment-Receipt, Payment-Redelivery, X-Board-Market-Open, X-Board-Next-Refresh, X-Board-Data-Age";
 
 export const exposePaymentHeaders = (res: Response) => res.setHeader("Access-Control-Expose-Headers", EXPOSED);
 

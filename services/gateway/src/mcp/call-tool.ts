@@ -5,6 +5,7 @@ import {
   ROUTE_BY_PATH,
   viewFor,
   X402_MCP_PAYMENT_META,
+  type Delivery,
   type McpTool,
   type Route,
   type Tier,
@@ -15,7 +16,7 @@ import { ErrorCode as McpErrorCode, McpError, type CallToolResult } from "@model
 import { consume } from "../access/meter.js";
 import { resolveAccess } from "../access/principal.js";
 import { purchaseRead } from "../access/purchase.js";
-import type { BoardViewReply } from "../http/board-view.js";
+import { deliveryOf, type BoardViewReply } from "../http/board-view.js";
 import { upstreamFailure } from "../http/errors.js";
 import type { ReadDeps } from "../http/read.js";
 import { stringParams } from "../http/query-params.js";
@@ -82,8 +83,14 @@ function invalidArgument(issue: { path: PropertyKey[]; message: string } | undef
   return errorResult("invalid_query", `Argument '${param}': ${issue?.message ?? "invalid"}.`, { param });
 }
 
-const read = (deps: ReadDeps, order: Order): Promise<BoardViewReply> =>
-  requestBytes(deps.nc, boardRead, { view: order.view, params: order.params, encoding: "identity" }, { timeoutMs: deps.timeoutMs });
+/** A view's bytes; `again`: the board version and freshness a paid call bought before (a redelivery). */
+const read = (deps: ReadDeps, order: Order, again?: Delivery): Promise<BoardViewReply> =>
+  requestBytes(
+    deps.nc,
+    boardRead,
+    { view: order.view, params: order.params, encoding: "identity", ...(again && { snapshot: again.snapshot, freshness: again.freshness }) },
+    { timeoutMs: deps.timeoutMs },
+  );
 
 /** The delayed board and the free reads: anyone, within the client address's burst. */
 async function freeRead(deps: ReadDeps, caller: McpCaller, order: Order): Promise<CallToolResult> {
@@ -122,7 +129,7 @@ async function paidRead(deps: ReadDeps, caller: McpCaller, order: Order, payment
     return paymentRequired(deps, route, order, "payment_invalid_header", "_meta[\"x402/payment\"] must be an x402 PaymentPayload object.");
 
   const value = Buffer.from(JSON.stringify(payment)).toString("base64");
-  const bought = await purchaseRead(deps, { route, query: order.query, payment: { carrier: "payment-signature", value } }, () => read(deps, order));
+  const bought = await purchaseRead(deps, { route, query: order.query, payment: { carrier: "payment-signature", value } }, (again) => read(deps, order, again), deliveryOf);
   if (bought.kind === "failed") return failureResult(upstreamFailure(bought.error));
   if (bought.kind === "refused") {
     const result = await paymentRequired(deps, route, order, bought.code, `Payment refused: ${bought.code}.`);
@@ -132,7 +139,8 @@ async function paidRead(deps: ReadDeps, caller: McpCaller, order: Order, payment
     }
     return result;
   }
-  served(deps, order, "x402");
+  // A redelivery (the same payment, called again) is not a new served read.
+  if (bought.redelivered === undefined) served(deps, order, "x402");
   return readResult(bought.read.body, decodeHeader(bought.receipt.headers["PAYMENT-RESPONSE"]));
 }
 
