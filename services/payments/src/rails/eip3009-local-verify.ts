@@ -1,4 +1,5 @@
 import type { ErrorCode } from "@board/proto";
+import { authorizationTypes } from "mppx/evm";
 import { getAddress, hashTypedData, type Address, type Hex } from "viem";
 import type { Eip3009Authorization } from "./mpp/method.js";
 import type { AnyPaymentPayload } from "./rail.js";
@@ -18,17 +19,6 @@ export interface Eip3009Requirement {
   asset: string;
   extra?: Record<string, unknown>;
 }
-
-const authorizationTypes = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const NONCE = /^0x[0-9a-fA-F]{64}$/;

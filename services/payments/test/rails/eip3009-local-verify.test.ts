@@ -7,6 +7,7 @@ import { registerExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { x402Client } from "@x402/fetch";
 import { createWalletClient, getAddress, http, publicActions, toHex, type Address, type Hex, type LocalAccount } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { authorizationTypes } from "mppx/evm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baseRecover, eip3009Authorization } from "../../src/rails/base-exact.js";
 import { verifyEip3009Locally, type LocalVerdict } from "../../src/rails/eip3009-local-verify.js";
@@ -41,16 +42,7 @@ async function payment(opts: { signed?: Partial<Terms>; sent?: Partial<Record<ke
   const terms: Terms = { from: payer.address, to: payTo, value: PRICE, validAfter: now() - 600n, validBefore: now() + 300n, nonce: freshNonce(), ...opts.signed };
   const signature = await (opts.signer ?? payer).signTypedData({
     domain: { name: "USD Coin", version: "2", chainId: chain.chainId, verifyingContract: chain.usdc },
-    types: {
-      TransferWithAuthorization: [
-        { name: "from", type: "address" },
-        { name: "to", type: "address" },
-        { name: "value", type: "uint256" },
-        { name: "validAfter", type: "uint256" },
-        { name: "validBefore", type: "uint256" },
-        { name: "nonce", type: "bytes32" },
-      ],
-    },
+    types: authorizationTypes,
     primaryType: "TransferWithAuthorization",
     message: terms,
   });

@@ -2,6 +2,7 @@ import { eip3009TokenAbi, startEvmChain, type EvmChain } from "@board/test-chain
 import type { FacilitatorEvmSigner } from "@x402/evm";
 import { createPublicClient, createWalletClient, http, parseAbiItem, toHex, type Address, type Hex, type LocalAccount, type PublicClient } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { authorizationTypes } from "mppx/evm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baseReader, baseSigner } from "../../src/rails/base-exact.js";
 import type { Eip3009Authorization } from "../../src/rails/mpp/method.js";
@@ -41,16 +42,7 @@ async function authorize(account: LocalAccount, to: Address, value = VALUE): Pro
   const message = { from: account.address, to, value, validAfter: now() - 600n, validBefore: now() + 600n, nonce: toHex(crypto.getRandomValues(new Uint8Array(32))) };
   const signature = await account.signTypedData({
     domain: { name: "USD Coin", version: "2", chainId: chain.chainId, verifyingContract: chain.usdc },
-    types: {
-      TransferWithAuthorization: [
-        { name: "from", type: "address" },
-        { name: "to", type: "address" },
-        { name: "value", type: "uint256" },
-        { name: "validAfter", type: "uint256" },
-        { name: "validBefore", type: "uint256" },
-        { name: "nonce", type: "bytes32" },
-      ],
-    },
+    types: authorizationTypes,
     primaryType: "TransferWithAuthorization",
     message,
   });
