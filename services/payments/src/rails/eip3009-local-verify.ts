@@ -36,6 +36,16 @@ interface Payload {
   authorization?: { from?: unknown; to?: unknown; value?: unknown; validAfter?: unknown; validBefore?: unknown; nonce?: unknown };
 }
 
+/** The EIP-712 digest an EIP-3009 TransferWithAuthorization is signed over, in a token's domain (x402 and MPP alike). */
+export function transferAuthorizationDigest(domain: { name: string; version: string; chainId: number; verifyingContract: Address }, a: Eip3009Authorization): Hex {
+  return hashTypedData({
+    domain,
+    types: authorizationTypes,
+    primaryType: "TransferWithAuthorization",
+    message: { from: a.from, to: a.to, value: a.value, validAfter: a.validAfter, validBefore: a.validBefore, nonce: a.nonce },
+  });
+}
+
 /**
  * The EIP-3009 authorization of an exact EVM payload, its fields read as they will be sent:
  * null when the payload is not one an EOA signed (no authorization, or a signature that is not
@@ -78,19 +88,7 @@ export async function verifyEip3009Locally(payload: AnyPaymentPayload, requireme
   const version = requirement.extra?.["version"];
   if (typeof name !== "string" || typeof version !== "string") return null;
 
-  const digest = hashTypedData({
-    domain: { name, version, chainId, verifyingContract: getAddress(requirement.asset) as Address },
-    types: authorizationTypes,
-    primaryType: "TransferWithAuthorization",
-    message: {
-      from: authorization.from,
-      to: authorization.to,
-      value: authorization.value,
-      validAfter: authorization.validAfter,
-      validBefore: authorization.validBefore,
-      nonce: authorization.nonce,
-    },
-  });
+  const digest = transferAuthorizationDigest({ name, version, chainId, verifyingContract: getAddress(requirement.asset) }, authorization);
   // Not the payer's EOA key: perhaps a contract wallet (ERC-1271) that signs with 65 bytes too.
   // The facilitator asks the chain; a forged signature is refused there.
   if ((await recover(digest, authorization.signature)) !== authorization.from) return null;

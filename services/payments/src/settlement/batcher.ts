@@ -134,7 +134,7 @@ export class SettlementBatcher {
   }
 
   private async settleBatch(batch: Waiting[], report: BatchReport): Promise<void> {
-    let calls = batch.map((w) => transferCall(this.token, w.authorization));
+    const calls = batch.map((w) => transferCall(this.token, w.authorization));
     let results;
     try {
       results = await this.chain.simulate(calls);
@@ -144,21 +144,23 @@ export class SettlementBatcher {
       return;
     }
     const go: Waiting[] = [];
+    const sending: Call3[] = [];
     batch.forEach((w, i) => {
       const r = results[i];
-      if (r?.success) go.push(w);
-      else w.resolve(refusalOfRevert(r ? revertText(r.returnData) : "not simulated"));
+      if (r?.success) {
+        go.push(w);
+        sending.push(calls[i] as Call3);
+      } else w.resolve(refusalOfRevert(r ? revertText(r.returnData) : "not simulated"));
     });
     report.sent = go.length;
     if (go.length === 0) {
       report.outcome = "refused";
       return;
     }
-    calls = go.map((w) => transferCall(this.token, w.authorization));
 
     let hash: Hex;
     try {
-      hash = await this.chain.send(calls);
+      hash = await this.chain.send(sending);
     } catch (err) {
       // The node may have taken it before the error: unknown, reconciliation reads each authorization.
       report.outcome = "unknown";

@@ -9,6 +9,7 @@ import { createWalletClient, getAddress, http, publicActions, toHex, type Addres
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { authorizationTypes } from "mppx/evm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Eip3009Authorization } from "../../src/rails/mpp/method.js";
 import { baseRecover, eip3009Authorization } from "../../src/rails/base-exact.js";
 import { verifyEip3009Locally, type LocalVerdict } from "../../src/rails/eip3009-local-verify.js";
 import { isMalformedInput } from "../../src/rails/malformed-input.js";
@@ -28,14 +29,8 @@ const recovers = { native: baseRecover("native"), viem: baseRecover("viem") };
 const now = () => BigInt(Math.floor(Date.now() / 1000));
 const freshNonce = () => toHex(crypto.getRandomValues(new Uint8Array(32)));
 
-interface Terms {
-  from: Address;
-  to: Address;
-  value: bigint;
-  validAfter: bigint;
-  validBefore: bigint;
-  nonce: Hex;
-}
+/** What the payer signs: an authorization without its signature. */
+type Terms = Omit<Eip3009Authorization, "signature">;
 
 /** An x402 v2 exact payload: `signer` signs `signed` (default: the payer's terms for the price), `sent` is what travels. */
 async function payment(opts: { signed?: Partial<Terms>; sent?: Partial<Record<keyof Terms, string>>; signer?: LocalAccount; signature?: (s: Hex) => Hex } = {}): Promise<PaymentPayload> {

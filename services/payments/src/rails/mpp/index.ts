@@ -13,5 +13,4 @@ export {
   type Eip3009Authorization,
 } from "./method.js";
 export { usdcCharge, type AuthorizationCheck, type AuthorizationTarget, type SettleAuthorization, type SettlementOutcome, type VerifyAuthorization } from "./server-method.js";
-export { eip3009Abi, eip3009Settlement, type SettlementSigner } from "./evm-settlement.js";
 export { reasonOf, type MppProblem, type MppReason, type MppRefusal } from "./reasons.js";

@@ -1,6 +1,7 @@
 import { Method } from "mppx";
-import { authorizationDomain, authorizationTypes, toSource } from "mppx/evm";
-import { getAddress, recoverTypedDataAddress, type Address, type Hex } from "viem";
+import { authorizationDomain, toSource } from "mppx/evm";
+import { getAddress, recoverAddress, type Address, type Hex } from "viem";
+import { transferAuthorizationDigest } from "../eip3009-local-verify.js";
 import {
   authorizationNonce,
   networkOfChain,
@@ -91,20 +92,8 @@ export function usdcCharge(config: UsdcChargeConfig) {
 
       let signer: Address;
       try {
-        signer = await recoverTypedDataAddress({
-          domain: authorizationDomain({ authorization: request.methodDetails.eip712, chainId: config.chainId, currency }),
-          types: authorizationTypes,
-          primaryType: "TransferWithAuthorization",
-          message: {
-            from: authorization.from,
-            to: authorization.to,
-            value: authorization.value,
-            validAfter: authorization.validAfter,
-            validBefore: authorization.validBefore,
-            nonce: authorization.nonce,
-          },
-          signature: authorization.signature,
-        });
+        const domain = authorizationDomain({ authorization: request.methodDetails.eip712, chainId: config.chainId, currency });
+        signer = await recoverAddress({ hash: transferAuthorizationDigest(domain, authorization), signature: authorization.signature });
       } catch {
         throw new UsdcRefusal("payment_invalid_signature", "the signature cannot be read");
       }

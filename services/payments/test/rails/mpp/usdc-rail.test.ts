@@ -11,7 +11,6 @@ import { generatePrivateKey, nonceManager, privateKeyToAccount } from "viem/acco
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   createMppRail,
-  eip3009Settlement,
   toEip3009,
   type MppExpected,
   type MppRail,
@@ -19,6 +18,7 @@ import {
   type MppVerified,
   UsdcAuthorization,
 } from "../../../src/rails/mpp/index.js";
+import { eip3009Settlement } from "../../support/eip3009-settlement.js";
 import { createUsdcCredential, usdcClientMethod, type UsdcChallenge } from "../../support/mpp-usdc-client.js";
 import { baseSigner } from "../../../src/rails/base-exact.js";
 

@@ -1,7 +1,11 @@
 import { BaseError, ContractFunctionRevertedError, parseAbi, type Address, type Hex } from "viem";
-import type { Eip3009Authorization } from "./method.js";
-import { refusalOfRevert } from "../../settlement/reverts.js";
-import type { AuthorizationTarget, SettleAuthorization, VerifyAuthorization } from "./server-method.js";
+import type { Eip3009Authorization } from "../../src/rails/mpp/method.js";
+import { refusalOfRevert } from "../../src/settlement/reverts.js";
+import type { AuthorizationTarget, SettleAuthorization, VerifyAuthorization } from "../../src/rails/mpp/server-method.js";
+
+// The MPP method's chain side one transaction at a time, for the rail's unit tests (MPP's
+// verification reading balance and nonce, settlement simulated, sent and awaited alone). The
+// service settles MPP charges in batches instead (settlement/batcher.ts).
 
 /**
  * What settlement needs of a facilitator account. x402's FacilitatorEvmSigner (the payments
