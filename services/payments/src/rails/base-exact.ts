@@ -9,6 +9,7 @@ import { createPublicClient, createWalletClient, defineChain, getAddress, http, 
 import { privateKeyToAccount, nonceManager } from "viem/accounts";
 import type { SettlementBatcher } from "../settlement/batcher.js";
 import { readEip3009, verifyEip3009Locally, type Recover } from "./eip3009-local-verify.js";
+import { eip3009Terms } from "./eip3009-terms.js";
 import { loadNativeSecp256k1, recoverNative, withNativeEcdsa } from "./native-ecdsa.js";
 import { rpcFetch } from "./rpc-fetch.js";
 import type { AnyPaymentPayload, X402Rail } from "./rail.js";
@@ -100,27 +101,10 @@ function serialized() {
   };
 }
 
-interface Eip3009Payload {
-  authorization?: { from?: unknown; to?: unknown; value?: unknown; validAfter?: unknown; validBefore?: unknown; nonce?: unknown };
-}
-
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const NONCE = /^0x[0-9a-fA-F]{64}$/;
-/** A uint256 in decimal, as EIP-3009's fields travel in x402 payloads. */
-const UINT = /^\d{1,78}$/;
-
-/**
- * The EIP-3009 authorization inside a v1 or v2 exact payload, or null when any of its fields
- * is malformed: the facilitator would otherwise fail on it (BigInt of "x") as if the chain
- * were unavailable, where the client's payload is at fault.
- */
+/** The payer, nonce and deadline of the EIP-3009 authorization inside an exact payload, or null when it is missing or malformed (eip3009-terms.ts). */
 export function eip3009Authorization(payload: AnyPaymentPayload): { from: Address; nonce: Hex; validBefore: bigint } | null {
-  const inner = payload.payload as Eip3009Payload | undefined;
-  const a = inner?.authorization;
-  if (!a || typeof a.from !== "string" || typeof a.to !== "string" || typeof a.nonce !== "string") return null;
-  if (!ADDRESS.test(a.from) || !ADDRESS.test(a.to) || !NONCE.test(a.nonce)) return null;
-  for (const field of [a.value, a.validAfter, a.validBefore]) if (typeof field !== "string" || !UINT.test(field)) return null;
-  return { from: a.from as Address, nonce: a.nonce as Hex, validBefore: BigInt(a.validBefore as string) };
+  const t = eip3009Terms(payload);
+  return t && { from: t.from, nonce: t.nonce, validBefore: t.validBefore };
 }
 
 /** A reconciliation that cannot decide yet (reconcile.ts leaves the claim open on `reason: "reconcile_pending"`). */

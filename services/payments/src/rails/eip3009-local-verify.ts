@@ -2,6 +2,7 @@ import type { ErrorCode } from "@board/proto";
 import { authorizationTypes } from "mppx/evm";
 import { getAddress, hashTypedData, type Address, type Hex } from "viem";
 import type { Eip3009Authorization } from "./mpp/method.js";
+import { eip3009Terms, type Eip3009Terms } from "./eip3009-terms.js";
 import type { AnyPaymentPayload } from "./rail.js";
 
 /** What a verification without the chain concluded. */
@@ -20,9 +21,6 @@ export interface Eip3009Requirement {
   extra?: Record<string, unknown>;
 }
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const NONCE = /^0x[0-9a-fA-F]{64}$/;
-const UINT = /^\d{1,78}$/;
 /** An EOA's (r, s, v) signature: 65 bytes. Anything else is a contract wallet's (ERC-1271, ERC-6492). */
 const EOA_SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
 /** x402's facilitator wants this much validity left at verification (its `now + 6`). */
@@ -31,13 +29,8 @@ const VALID_BEFORE_MARGIN_SECONDS = 6n;
 /** Who recovers the signer of a digest (libsecp256k1, or viem's pure JS): null when it cannot. */
 export type Recover = (digest: Hex, signature: Hex) => Address | null | Promise<Address | null>;
 
-interface Payload {
-  signature?: unknown;
-  authorization?: { from?: unknown; to?: unknown; value?: unknown; validAfter?: unknown; validBefore?: unknown; nonce?: unknown };
-}
-
 /** The EIP-712 digest an EIP-3009 TransferWithAuthorization is signed over, in a token's domain (x402 and MPP alike). */
-export function transferAuthorizationDigest(domain: { name: string; version: string; chainId: number; verifyingContract: Address }, a: Eip3009Authorization): Hex {
+export function transferAuthorizationDigest(domain: { name: string; version: string; chainId: number; verifyingContract: Address }, a: Eip3009Terms): Hex {
   return hashTypedData({
     domain,
     types: authorizationTypes,
@@ -52,23 +45,13 @@ export function transferAuthorizationDigest(domain: { name: string; version: str
  * 65 bytes: a contract wallet's), "malformed" when a field cannot be what EIP-3009 takes.
  */
 export function readEip3009(payload: AnyPaymentPayload): Eip3009Authorization | "malformed" | null {
-  const inner = payload.payload as Payload | undefined;
-  const a = inner?.authorization;
-  if (!a) return null;
+  const inner = payload.payload as { signature?: unknown; authorization?: unknown } | undefined;
+  if (!inner?.authorization) return null;
   const signature = inner.signature;
   if (typeof signature !== "string" || !EOA_SIGNATURE.test(signature)) return null;
-  if (typeof a.from !== "string" || typeof a.to !== "string" || typeof a.nonce !== "string" || !ADDRESS.test(a.from) || !ADDRESS.test(a.to) || !NONCE.test(a.nonce))
-    return "malformed";
-  for (const field of [a.value, a.validAfter, a.validBefore]) if (typeof field !== "string" || !UINT.test(field)) return "malformed";
-  return {
-    from: getAddress(a.from),
-    to: getAddress(a.to),
-    value: BigInt(a.value as string),
-    validAfter: BigInt(a.validAfter as string),
-    validBefore: BigInt(a.validBefore as string),
-    nonce: a.nonce as Hex,
-    signature: signature as Hex,
-  };
+  const terms = eip3009Terms(payload);
+  if (!terms) return "malformed";
+  return { ...terms, from: getAddress(terms.from), to: getAddress(terms.to), signature: signature as Hex };
 }
 
 /**

@@ -9,7 +9,7 @@ import { createWalletClient, getAddress, http, publicActions, toHex, type Addres
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { authorizationTypes } from "mppx/evm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Eip3009Authorization } from "../../src/rails/mpp/method.js";
+import type { Eip3009Terms } from "../../src/rails/eip3009-terms.js";
 import { baseRecover, eip3009Authorization } from "../../src/rails/base-exact.js";
 import { verifyEip3009Locally, type LocalVerdict } from "../../src/rails/eip3009-local-verify.js";
 import { isMalformedInput } from "../../src/rails/malformed-input.js";
@@ -29,12 +29,9 @@ const recovers = { native: baseRecover("native"), viem: baseRecover("viem") };
 const now = () => BigInt(Math.floor(Date.now() / 1000));
 const freshNonce = () => toHex(crypto.getRandomValues(new Uint8Array(32)));
 
-/** What the payer signs: an authorization without its signature. */
-type Terms = Omit<Eip3009Authorization, "signature">;
-
 /** An x402 v2 exact payload: `signer` signs `signed` (default: the payer's terms for the price), `sent` is what travels. */
-async function payment(opts: { signed?: Partial<Terms>; sent?: Partial<Record<keyof Terms, string>>; signer?: LocalAccount; signature?: (s: Hex) => Hex } = {}): Promise<PaymentPayload> {
-  const terms: Terms = { from: payer.address, to: payTo, value: PRICE, validAfter: now() - 600n, validBefore: now() + 300n, nonce: freshNonce(), ...opts.signed };
+async function payment(opts: { signed?: Partial<Eip3009Terms>; sent?: Partial<Record<keyof Eip3009Terms, string>>; signer?: LocalAccount; signature?: (s: Hex) => Hex } = {}): Promise<PaymentPayload> {
+  const terms: Eip3009Terms = { from: payer.address, to: payTo, value: PRICE, validAfter: now() - 600n, validBefore: now() + 300n, nonce: freshNonce(), ...opts.signed };
   const signature = await (opts.signer ?? payer).signTypedData({
     domain: { name: "USD Coin", version: "2", chainId: chain.chainId, verifyingContract: chain.usdc },
     types: authorizationTypes,
