@@ -8,17 +8,17 @@ import { fileURLToPath } from "node:url";
 import { ErrorBody, pingEndpoint, RegimeView, ROUTE_BY_PATH } from "@board/proto";
 import { request } from "@board/service-kit";
 import { freePort, killHard, portAnswers } from "@board/service-kit/testing";
-import { eip3009TokenAbi, startEvmChain, type EvmChain } from "@board/test-chains/evm";
+import { startEvmChain, type EvmChain } from "@board/test-chains/evm";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { x402Client } from "@x402/fetch";
 import pg from "pg";
-import { createPublicClient, createWalletClient, http as viemHttp, parseAbiItem, type Address, type Hex } from "viem";
+import { createPublicClient, http as viemHttp, parseAbiItem, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GatewayEnv } from "../../services/gateway/src/env.js";
 import { startGateway } from "../../services/gateway/src/start.js";
-import { expectRedelivered, refusal, Stack, until } from "./harness.js";
+import { executeElsewhere, expectRedelivered, refusal, Stack, until } from "./harness.js";
 
 // Faults of the paid read (claim in Postgres -> board read -> settlement on chain -> serve),
 // on a stack of this file's own: its own nats-server (never the shared test bus), Postgres
@@ -703,22 +703,6 @@ describe("a settlement whose outcome payments cannot read", () => {
 
 // ---------------------------------------------------------------- 4. batched settlement
 
-/** Settles `p`'s authorization straight on the token, from another account: "used on chain meanwhile". */
-async function executeElsewhere(p: Payment) {
-  const { payload } = JSON.parse(Buffer.from(p.header, "base64").toString()) as {
-    payload: { signature: Hex; authorization: { from: Address; to: Address; value: string; validAfter: string; validBefore: string; nonce: Hex } };
-  };
-  const a = payload.authorization;
-  const relayer = createWalletClient({ account: privateKeyToAccount(chain.accounts[1] as Hex), chain: chain.chain, transport: viemHttp(chain.rpcUrl) });
-  const hash = await relayer.writeContract({
-    address: chain.usdc,
-    abi: eip3009TokenAbi,
-    functionName: "transferWithAuthorization",
-    args: [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, payload.signature],
-  });
-  await reader().waitForTransactionReceipt({ hash });
-}
-
 /** Payments (in this process) whose batches close at `max` payments or after `windowMs`. */
 async function batchingPayments(max: number, windowMs: number, extra: Record<string, string> = {}) {
   await stack.stopPayments();
@@ -734,7 +718,7 @@ describe("batched settlement (Multicall3 aggregate3 on Base)", () => {
     // Verified without the chain, so claimed; the batch's simulation finds the balance short.
     const short = await signedPayment("/api/board/regime", 1_000n);
     const used = await signedPayment("/api/board/indices");
-    await executeElsewhere(used);
+    await executeElsewhere(chain, chain.accounts[1] as Hex, used.header);
     const balance = await chain.balanceOf(payTo);
     const nonce = await facilitatorNonce();
     const t = Date.now();

@@ -2,7 +2,10 @@ import { randomBytes } from "node:crypto";
 import { SERVED_READS_STREAM } from "@board/proto";
 import { ensureSnapshotStream } from "@board/service-kit";
 import { deleteSnapshotStream, fixtureSnapshot, freePort, liveSnapshot, freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
+import { eip3009TokenAbi, type EvmChain } from "@board/test-chains/evm";
 import { connect, type NatsConnection } from "nats";
+import { createPublicClient, createWalletClient, http, type Address, type Hash, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
 import { expect } from "vitest";
 import { BoardEnv } from "../../services/board/src/env.js";
 import { startBoard, type BoardService } from "../../services/board/src/start.js";
@@ -146,6 +149,26 @@ export async function refusal(res: Response): Promise<string> {
   const body = (await res.json()) as { error: string; message: string };
   expect(body.message.length).toBeGreaterThan(10);
   return body.error;
+}
+
+/**
+ * Someone else settles an x402 EIP-3009 payment (a base64 PAYMENT-SIGNATURE value) straight on
+ * the token, from `relayerKey`: the authorization is used on chain meanwhile. Mined when it resolves.
+ */
+export async function executeElsewhere(chain: EvmChain, relayerKey: Hex, payment: string): Promise<Hash> {
+  const { payload } = JSON.parse(Buffer.from(payment, "base64").toString()) as {
+    payload: { signature: Hex; authorization: { from: Address; to: Address; value: string; validAfter: string; validBefore: string; nonce: Hex } };
+  };
+  const a = payload.authorization;
+  const relayer = createWalletClient({ account: privateKeyToAccount(relayerKey), chain: chain.chain, transport: http(chain.rpcUrl) });
+  const hash = await relayer.writeContract({
+    address: chain.usdc,
+    abi: eip3009TokenAbi,
+    functionName: "transferWithAuthorization",
+    args: [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, payload.signature],
+  });
+  await createPublicClient({ chain: chain.chain, transport: http(chain.rpcUrl) }).waitForTransactionReceipt({ hash });
+  return hash;
 }
 
 /** The answers that bought a read (200 without Payment-Redelivery): a payment buys one. */

@@ -2,7 +2,7 @@ import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePayment
 import type { PaymentRequired } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
-import { eip3009TokenAbi, startEvmChain, type EvmChain } from "@board/test-chains/evm";
+import { startEvmChain, type EvmChain } from "@board/test-chains/evm";
 import { FullBoard, PAID_ROUTES, paymentsClaim, ROUTE_BY_PATH } from "@board/proto";
 import { request } from "@board/service-kit";
 import { createPublicClient, createWalletClient, http, numberToHex, type Hex } from "viem";
@@ -13,7 +13,7 @@ import { appendPaymentIdentifierToExtensions, generatePaymentId, PAYMENT_IDENTIF
 import nodeHttp from "node:http";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { refusal, Stack, until } from "./harness.js";
+import { executeElsewhere, refusal, Stack, until } from "./harness.js";
 
 const stack = new Stack();
 let chain: EvmChain;
@@ -268,17 +268,7 @@ describe("reconciliation after a restart", () => {
     const a = await claim(movedPayment);
     const b = await claim(strandedPayment);
     // The first payment's authorization is executed on chain by someone else meanwhile.
-    const { payload } = JSON.parse(Buffer.from(movedPayment, "base64").toString()) as {
-      payload: { signature: Hex; authorization: { from: Hex; to: Hex; value: string; validAfter: string; validBefore: string; nonce: Hex } };
-    };
-    const auth = payload.authorization;
-    const relayer = createWalletClient({ account: privateKeyToAccount(chain.accounts[1] as Hex), chain: chain.chain, transport: http(chain.rpcUrl) });
-    const tx = await relayer.writeContract({
-      address: chain.usdc,
-      abi: eip3009TokenAbi,
-      functionName: "transferWithAuthorization",
-      args: [auth.from, auth.to, BigInt(auth.value), BigInt(auth.validAfter), BigInt(auth.validBefore), auth.nonce, payload.signature],
-    });
+    const tx = await executeElsewhere(chain, chain.accounts[1] as Hex, movedPayment);
     await stack.stopPayments();
     await new Promise((r) => setTimeout(r, 1_100));
     await stack.startPayments(paymentsEnv({ RECONCILE_AFTER_SECONDS: "1" }));
