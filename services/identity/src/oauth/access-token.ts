@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ACCESS_TOKEN_SCOPE, ACCESS_TOKEN_SECONDS, LicenseKind } from "@board/proto";
 import { jwtVerify, SignJWT, type JWTHeaderParameters } from "jose";
 import { z } from "zod";
-import type { JoseKey } from "./signing-key.js";
+import type { JoseKey } from "@board/signing-keys";
 
 /** RFC 9068: the media type of a JWT access token, in its `typ` header. */
 export const ACCESS_TOKEN_TYP = "at+jwt";

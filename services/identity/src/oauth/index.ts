@@ -1,10 +1,19 @@
 import { ACCESS_TOKEN_SCOPE, ACCESS_TOKEN_SECONDS, type JwksReply, type LicenseKind, type TokenReply, type TokenRequest } from "@board/proto";
 import type { Database, Logger } from "@board/service-kit";
 import { issueAccessToken, UnknownKeyError, verifyAccessToken } from "./access-token.js";
-import { assertKeySize } from "./key-encryption.js";
-import { pendingSuccessor, publishedAt, removableAt, signingKeyAt, successorDue, type RotationPolicy } from "./key-schedule.js";
+import {
+  assertKeySize,
+  importPrivateKey,
+  importPublicKey,
+  pendingSuccessor,
+  publishedAt,
+  removableAt,
+  signingKeyAt,
+  successorDue,
+  type JoseKey,
+  type RotationPolicy,
+} from "@board/signing-keys";
 import { SigningKeyStore, type KeyDecision } from "./key-store.js";
-import { importPrivateKey, importPublicKey, type JoseKey } from "./signing-key.js";
 import type { SigningKeyRow } from "./signing-keys.table.js";
 import { authenticationFailed, readTokenRequest, scopeRefusal } from "./token-request.js";
 
@@ -92,7 +101,7 @@ export class OAuth {
       const { created } = await this.store.createIf((rows) => (successorDue(rows, now, this.policy) ? this.successorTimes(rows, now) : null));
       if (created) this.logCreated(created, "successor signing key published");
     }
-    if (removableAt(this.keys, now).length > 0) {
+    if (removableAt(this.keys, now, ACCESS_TOKEN_SECONDS).length > 0) {
       const deleted = await this.store.deleteRetiredBefore(new Date(now.getTime() - ACCESS_TOKEN_SECONDS * 1000));
       if (deleted > 0) this.opts.log.info({ deleted }, "expired signing keys deleted");
     }
@@ -138,7 +147,7 @@ export class OAuth {
 
   /** Every key published: the signing key, a successor published ahead of signing, and predecessors until their last token expires. */
   async jwks(): Promise<JwksReply> {
-    return { keys: publishedAt(this.keys, this.opts.now()).map((k) => k.publicJwk) };
+    return { keys: publishedAt(this.keys, this.opts.now(), ACCESS_TOKEN_SECONDS).map((k) => k.publicJwk) };
   }
 
   /**
@@ -164,11 +173,11 @@ export class OAuth {
 
   /** The published key with this kid; an unknown kid reloads the keys first, at most every few seconds. */
   private async publicKey(kid: string, now: Date): Promise<JoseKey> {
-    let row = publishedAt(this.keys, now).find((k) => k.kid === kid);
+    let row = publishedAt(this.keys, now, ACCESS_TOKEN_SECONDS).find((k) => k.kid === kid);
     if (!row) {
       const sinceLoad = now.getTime() - this.loadedAt;
       if (!(sinceLoad >= 0 && sinceLoad < RELOAD_MIN_INTERVAL_MS)) await this.reload(now);
-      row = publishedAt(this.keys, now).find((k) => k.kid === kid);
+      row = publishedAt(this.keys, now, ACCESS_TOKEN_SECONDS).find((k) => k.kid === kid);
     }
     if (!row) throw new UnknownKeyError("the token's signing key is not one of ours (see /oauth/jwks)");
     return cached(this.publicKeys, row.kid, () => importPublicKey(row.publicJwk));

@@ -1,6 +1,6 @@
 import type { Database } from "@board/service-kit";
 import { isNull, lte, sql } from "drizzle-orm";
-import { generateSigningKey } from "./signing-key.js";
+import { generateSigningKey } from "@board/signing-keys";
 import { signingKeys, type SigningKeyRow } from "./signing-keys.table.js";
 
 /** The new key's times, or null: no key is needed after all. */

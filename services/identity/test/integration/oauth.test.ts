@@ -10,7 +10,7 @@ import { base64url, createLocalJWKSet, decodeJwt, decodeProtectedHeader, exportS
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { issueAccessToken } from "../../src/oauth/access-token.js";
 import { OAuth, type LicenseClient, type OAuthOptions } from "../../src/oauth/index.js";
-import { generateSigningKey, importPrivateKey, importPublicKey } from "../../src/oauth/signing-key.js";
+import { generateSigningKey, importPrivateKey, importPublicKey } from "@board/signing-keys";
 import { signingKeys } from "../../src/oauth/signing-keys.table.js";
 
 const MIGRATIONS = fileURLToPath(new URL("../../drizzle", import.meta.url));

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { base64url, decodeJwt, decodeProtectedHeader, exportSPKI, SignJWT, UnsecuredJWT } from "jose";
 import { beforeAll, describe, expect, it } from "vitest";
 import { issueAccessToken, UnknownKeyError, verifyAccessToken, type IssueInput, type VerifyInput } from "../../src/oauth/access-token.js";
-import { generateSigningKey, importPrivateKey, importPublicKey, type JoseKey, type NewSigningKey } from "../../src/oauth/signing-key.js";
+import { generateSigningKey, importPrivateKey, importPublicKey, type JoseKey, type NewSigningKey } from "@board/signing-keys";
 
 const kek = randomBytes(32);
 const issuer = "https://board.example";

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { pendingSuccessor, publishedAt, removableAt, signingKeyAt, successorDue, type ScheduledKey } from "../../src/oauth/key-schedule.js";
+import { pendingSuccessor, publishedAt, removableAt, signingKeyAt, successorDue, type ScheduledKey } from "../src/key-schedule.js";
 
 const t0 = Date.parse("2025-01-01T00:00:00Z");
 const at = (s: number) => new Date(t0 + s * 1000);
+/** How long a retired key stays published (identity: an access token's lifetime). */
+const KEEP = 3600;
 const policy = { rotateAfterSeconds: 30 * 86400, publishLeadSeconds: 900 };
 
 /** The first key from t0, a successor created at `rotatedAt` signing `lead` later (the first retired then). */
@@ -22,7 +24,7 @@ describe("the signing key schedule", () => {
   it("a lone key signs and is published; its successor is due at rotateAfter - lead", () => {
     const keys: ScheduledKey[] = [{ kid: "a", signsFrom: at(0), retiredAt: null }];
     expect(signingKeyAt(keys, at(10))?.kid).toBe("a");
-    expect(publishedAt(keys, at(10)).map((k) => k.kid)).toEqual(["a"]);
+    expect(publishedAt(keys, at(10), KEEP).map((k) => k.kid)).toEqual(["a"]);
     expect(successorDue(keys, at(30 * 86400 - 901), policy)).toBe(false);
     expect(successorDue(keys, at(30 * 86400 - 900), policy)).toBe(true);
   });
@@ -30,7 +32,7 @@ describe("the signing key schedule", () => {
   it("a successor is published ahead of signing; the old key signs until then, then the new one", () => {
     const keys = rotated(1000);
     expect(pendingSuccessor(keys, at(1000))?.kid).toBe("b");
-    expect(publishedAt(keys, at(1000)).map((k) => k.kid)).toEqual(["b", "a"]);
+    expect(publishedAt(keys, at(1000), KEEP).map((k) => k.kid)).toEqual(["b", "a"]);
     expect(signingKeyAt(keys, at(1899))?.kid).toBe("a");
     expect(signingKeyAt(keys, at(1900))?.kid).toBe("b");
     expect(pendingSuccessor(keys, at(1900))).toBeUndefined();
@@ -41,10 +43,10 @@ describe("the signing key schedule", () => {
 
   it("a retired key stays published until its last token expires (retirement + 3600 s), then may be deleted", () => {
     const keys = rotated(1000);
-    expect(publishedAt(keys, at(1900 + 3599)).map((k) => k.kid)).toEqual(["b", "a"]);
-    expect(removableAt(keys, at(1900 + 3599))).toEqual([]);
-    expect(publishedAt(keys, at(1900 + 3600)).map((k) => k.kid)).toEqual(["b"]);
-    expect(removableAt(keys, at(1900 + 3600)).map((k) => k.kid)).toEqual(["a"]);
+    expect(publishedAt(keys, at(1900 + 3599), KEEP).map((k) => k.kid)).toEqual(["b", "a"]);
+    expect(removableAt(keys, at(1900 + 3599), KEEP)).toEqual([]);
+    expect(publishedAt(keys, at(1900 + 3600), KEEP).map((k) => k.kid)).toEqual(["b"]);
+    expect(removableAt(keys, at(1900 + 3600), KEEP).map((k) => k.kid)).toEqual(["a"]);
   });
 
   it("the successor's own rotation is measured from when it started signing", () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { decryptPrivateKey, encryptPrivateKey } from "../../src/oauth/key-encryption.js";
+import { decryptPrivateKey, encryptPrivateKey } from "../src/key-encryption.js";
 
 const kek = randomBytes(32);
 const secret = JSON.stringify({ kty: "EC", crv: "P-256", d: "private-part", x: "x", y: "y" });

@@ -12,7 +12,7 @@ export interface NewSigningKey {
   privateKeyEnc: string;
 }
 
-/** A fresh P-256 key: its kid is the RFC 7638 thumbprint; its private half leaves here only encrypted. */
+/** A fresh P-256 key (ES256): its kid is the RFC 7638 thumbprint; its private half leaves here only encrypted. */
 export async function generateSigningKey(keyEncryptionKey: Uint8Array): Promise<NewSigningKey> {
   const { publicKey, privateKey } = await generateKeyPair("ES256", { extractable: true });
   const pub = await exportJWK(publicKey);

@@ -1,5 +1,3 @@
-import { ACCESS_TOKEN_SECONDS } from "@board/proto";
-
 /** What the schedule needs to know of a key. */
 export interface ScheduledKey {
   kid: string;
@@ -35,17 +33,18 @@ export function pendingSuccessor<K extends ScheduledKey>(keys: readonly K[], at:
 }
 
 /**
- * The keys in the JWKS at `at`: every key not yet retired (the signing key and a
- * successor not yet signing), and retired keys until the last token they signed expires.
+ * The keys published at `at`: every key not yet retired (the signing key and a successor
+ * not yet signing), and retired keys for `keepSeconds` after retirement: as long as what
+ * they signed must still verify (an access token's lifetime; forever for receipts).
  * Newest first.
  */
-export function publishedAt<K extends ScheduledKey>(keys: readonly K[], at: Date): K[] {
-  return keys.filter((k) => !tokensExpired(k, at)).sort((a, b) => byStart(b, a));
+export function publishedAt<K extends ScheduledKey>(keys: readonly K[], at: Date, keepSeconds: number): K[] {
+  return keys.filter((k) => !outlived(k, at, keepSeconds)).sort((a, b) => byStart(b, a));
 }
 
-/** Keys no longer published: every token they signed has expired, so they may be deleted. */
-export function removableAt<K extends ScheduledKey>(keys: readonly K[], at: Date): K[] {
-  return keys.filter((k) => tokensExpired(k, at));
+/** Keys no longer published: nothing they signed needs verifying any more, so they may be deleted. */
+export function removableAt<K extends ScheduledKey>(keys: readonly K[], at: Date, keepSeconds: number): K[] {
+  return keys.filter((k) => outlived(k, at, keepSeconds));
 }
 
 /**
@@ -60,6 +59,6 @@ export function successorDue(keys: readonly ScheduledKey[], at: Date, policy: Ro
   return age >= policy.rotateAfterSeconds - policy.publishLeadSeconds;
 }
 
-function tokensExpired(k: ScheduledKey, at: Date): boolean {
-  return k.retiredAt !== null && k.retiredAt.getTime() + ACCESS_TOKEN_SECONDS * 1000 <= at.getTime();
+function outlived(k: ScheduledKey, at: Date, keepSeconds: number): boolean {
+  return k.retiredAt !== null && k.retiredAt.getTime() + keepSeconds * 1000 <= at.getTime();
 }
