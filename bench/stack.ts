@@ -54,11 +54,14 @@ export class BenchStack {
     await untilServing(this.base);
   }
 
+  /** One per stack: a restarted payments opens the receipt keys it made. */
+  private readonly receiptSecret = randomBytes(32).toString("base64url");
+
   /** (Re)starts the payments service on this stack's bus and database with `env` (rails, payTo, keys, verifier). */
   async startPayments(env: Record<string, string>): Promise<PaymentsService> {
     await this.stopPayments();
     this.payments = await startPayments(
-      PaymentsEnv.parse({ NATS_URL: this.infra.natsUrl, DATABASE_URL: this.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn", ...env }),
+      PaymentsEnv.parse({ NATS_URL: this.infra.natsUrl, DATABASE_URL: this.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn", RECEIPT_SECRET: this.receiptSecret, ...env }),
     );
     return this.payments;
   }

@@ -15,7 +15,7 @@ import { bundleServices } from "./launcher/bundles.js";
 import { startEmbeddedDatabase } from "./launcher/database.js";
 import { RAIL_VARIABLES, type DevChains } from "./launcher/rails.js";
 import { findNatsServer, NO_NATS_MESSAGE, spawnNats } from "./launcher/nats.js";
-import { localIdentitySecret } from "./launcher/secrets.js";
+import { localSecret } from "./launcher/secrets.js";
 
 /** The repository root: the first folder up with turbo.json (this file runs from scripts/ or, bundled, scripts/dist/). */
 function repoRoot(from: string): string {
@@ -97,8 +97,10 @@ async function main() {
     return dev;
   })();
 
-  const identitySecret = env.IDENTITY_SECRET ?? localIdentitySecret(dataDir);
+  const identitySecret = env.IDENTITY_SECRET ?? localSecret(dataDir, "identity");
   if (!env.IDENTITY_SECRET) say(`no IDENTITY_SECRET: using this machine's own, kept in ${env.DATA_DIR}/identity.secret`);
+  const receiptSecret = env.RECEIPT_SECRET ?? localSecret(dataDir, "receipt");
+  if (!env.RECEIPT_SECRET) say(`no RECEIPT_SECRET: using this machine's own, kept in ${env.DATA_DIR}/receipt.secret`);
 
   // Awaited below; until then a failure must not surface as an unhandled rejection.
   for (const later of [databaseReady, chainsReady]) later.catch(() => undefined);
@@ -138,7 +140,7 @@ async function main() {
   const databaseUrl = await databaseReady;
   for (const name of ["board", "metering", "identity"] as const) spawnService(name, { DATABASE_URL: databaseUrl });
   const dev = await chainsReady;
-  spawnService("payments", { DATABASE_URL: databaseUrl, ...dev?.env });
+  spawnService("payments", { DATABASE_URL: databaseUrl, RECEIPT_SECRET: receiptSecret, ...dev?.env });
   await waitForPings(natsUrl, env.START_TIMEOUT_SECONDS * 1000, ["board"]);
   spawnService("scanner-ingest");
 

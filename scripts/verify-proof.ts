@@ -1,32 +1,113 @@
 /**
  * `npm run verify-proof -- <saved-board.json> [base-url]`: checks a purchased board against
- * the published proof chain. Exit 0: committed and every link holds; 1: it does not; 2: usage.
+ * the published proof chain.
+ * `npm run verify-proof -- --receipt <receipt-file> [--board <saved-board.json>] [base-url]`:
+ * checks a paid read's signed receipt: its signature (x402's offer-receipt verifier, the key
+ * resolved from the service's did:web document), that the key is the service's, and that the
+ * board version it names is committed; with --board, that the saved board is that version.
+ * Exit 0: verified; 1: not; 2: usage or the service could not be asked.
  */
 import fs from "node:fs";
-import { checkBoardAgainstProof, ProofView } from "@board/proto";
+import { boardContentHash, checkBoardAgainstProof, checkContentAgainstProof, ProofView, type ProofCheck } from "@board/proto";
+import { extractJWSHeader, verifyReceiptSignatureJWS } from "@x402/extensions/offer-receipt";
+import { receiptJws } from "./verify-proof/receipt-file.js";
 
-async function main(argv: string[]): Promise<number> {
-  const [file, base = "http://127.0.0.1:8080"] = argv;
-  if (!file) {
-    process.stderr.write("usage: npm run verify-proof -- <saved-board.json> [base-url]\n");
-    return 2;
+const USAGE = "usage: npm run verify-proof -- <saved-board.json> [base-url]\n       npm run verify-proof -- --receipt <receipt-file> [--board <saved-board.json>] [base-url]\n";
+
+interface Args {
+  board?: string;
+  receipt?: string;
+  base: string;
+}
+
+function parseArgs(argv: string[]): Args | null {
+  const args: Partial<Args> = {};
+  const rest: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--receipt" || a === "--board") {
+      const value = argv[++i];
+      if (!value) return null;
+      args[a === "--receipt" ? "receipt" : "board"] = value;
+    } else rest.push(a);
   }
-  const board = JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, unknown>;
+  if (!args.receipt) {
+    if (args.board || rest.length === 0) return null;
+    args.board = rest.shift();
+  }
+  if (rest.length > 1) return null;
+  return { ...args, base: rest[0] ?? "http://127.0.0.1:8080" };
+}
+
+async function proofOf(base: string): Promise<ProofView> {
   const res = await fetch(new URL("/api/board/proof", base));
   if (!res.ok) throw new Error(`${base}/api/board/proof answered ${res.status}`);
-  const proof = ProofView.parse(await res.json());
-  const check = checkBoardAgainstProof(board, proof.entries);
-  if (check.ok) {
-    process.stdout.write(`verified: content ${check.contentHash} is commitment #${check.seq}; ${check.linksChecked} link(s) checked up to the head\n`);
-    return 0;
-  }
-  const why = {
+  return ProofView.parse(await res.json());
+}
+
+function whyNot(check: Extract<ProofCheck, { ok: false }>, proof: ProofView): string {
+  return {
     not_committed: `content ${check.contentHash} is not among the ${proof.entries.length} newest of ${proof.total} commitments`,
     bad_commitment: `commitment #${check.seq} does not match its content hash`,
     broken_link: `commitment #${check.seq} does not link to the one before it`,
   }[check.reason];
+}
+
+const readJson = (file: string) => JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, unknown>;
+
+async function verifyBoard(file: string, base: string): Promise<number> {
+  const proof = await proofOf(base);
+  const check = checkBoardAgainstProof(readJson(file), proof.entries);
+  if (!check.ok) return notVerified(whyNot(check, proof));
+  process.stdout.write(`verified: content ${check.contentHash} is commitment #${check.seq}; ${check.linksChecked} link(s) checked up to the head\n`);
+  return 0;
+}
+
+async function verifyReceipt(file: string, boardFile: string | undefined, base: string): Promise<number> {
+  const jws = receiptJws(fs.readFileSync(file, "utf8"));
+  if (!jws) return notVerified("no signed receipt found in the file (a JWS, an offer-receipt object, a PAYMENT-RESPONSE or an MPP Payment-Receipt)");
+  // Signer authorization (offer-receipt 4.5.1): the key must be one the service publishes under its own did:web.
+  const expectedDid = `did:web:${encodeURIComponent(new URL(base).host)}`;
+  const kid = extractJWSHeader(jws).kid ?? "";
+  if (!kid.startsWith(`${expectedDid}#`)) return notVerified(`the receipt's key ${kid || "(none)"} is not one of ${expectedDid}`);
+  let payload: Record<string, unknown>;
+  try {
+    payload = (await verifyReceiptSignatureJWS({ format: "jws", signature: jws })) as unknown as Record<string, unknown>;
+  } catch (err) {
+    return notVerified(`the signature does not verify: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const { contentHash, commitment, proofSeq } = payload;
+  if (typeof contentHash !== "string" || typeof commitment !== "string" || typeof proofSeq !== "number")
+    return notVerified("the receipt names no board version (contentHash, commitment, proofSeq)");
+  const proof = await proofOf(base);
+  const entry = proof.entries.find((e) => e.content_hash === contentHash);
+  if (entry && (entry.commitment !== commitment || entry.seq !== proofSeq))
+    return notVerified(`the receipt names commitment #${proofSeq} ${commitment}, the chain has #${entry.seq} ${entry.commitment} for that content`);
+  const check = checkContentAgainstProof(contentHash, proof.entries);
+  if (!check.ok) return notVerified(whyNot(check, proof));
+  if (boardFile) {
+    const saved = boardContentHash(readJson(boardFile));
+    if (saved !== contentHash) return notVerified(`the saved board's content ${saved} is not the version the receipt names (${contentHash})`);
+  }
+  process.stdout.write(
+    `verified: receipt signed by ${kid} for ${String(payload.resourceUrl)}: ${String(payload.amount)} paid by ${String(payload.payer)} on ${String(payload.network)} in ${String(payload.transaction)}\n` +
+      `verified: the board sold, content ${contentHash}, is commitment #${check.seq}; ${check.linksChecked} link(s) checked up to the head${boardFile ? "; the saved board is that version" : ""}\n`,
+  );
+  return 0;
+}
+
+function notVerified(why: string): number {
   process.stdout.write(`NOT verified: ${why}\n`);
   return 1;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const args = parseArgs(argv);
+  if (!args) {
+    process.stderr.write(USAGE);
+    return 2;
+  }
+  return args.receipt ? verifyReceipt(args.receipt, args.board, args.base) : verifyBoard(args.board!, args.base);
 }
 
 main(process.argv.slice(2)).then(

@@ -39,7 +39,14 @@ export type ProofCheck =
  * its content hash must be committed, and every link from it up to the newest must hold.
  */
 export function checkBoardAgainstProof(board: Record<string, unknown>, entries: readonly ChainLink[]): ProofCheck {
-  const contentHash = boardContentHash(board);
+  return checkContentAgainstProof(boardContentHash(board), entries);
+}
+
+/**
+ * The same check from a content hash alone (a signed receipt names it): it must be committed,
+ * and every link from it up to the newest must hold.
+ */
+export function checkContentAgainstProof(contentHash: string, entries: readonly ChainLink[]): ProofCheck {
   const at = entries.findIndex((e) => e.content_hash === contentHash);
   if (at < 0) return { ok: false, reason: "not_committed", contentHash };
   for (let i = at; i >= 0; i--) {

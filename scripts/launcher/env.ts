@@ -7,6 +7,8 @@ export const LauncherEnv = z.object({
   DATA_DIR: z.string().min(1).default(".data"),
   /** Passed to identity; when unset, a secret generated once for this machine (see launcher/secrets.ts). */
   IDENTITY_SECRET: z.string().min(32).optional(),
+  /** Passed to payments (it encrypts the keys that sign receipts); when unset, one generated once for this machine. */
+  RECEIPT_SECRET: z.string().min(32).optional(),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   /** First service health port (gateway, board, identity, metering, payments, scanner-ingest follow); 0: any free ports. */
   HEALTH_PORT_BASE: z.coerce.number().int().min(0).max(65000).default(9101),

@@ -3,11 +3,12 @@ import fs from "node:fs";
 import path from "node:path";
 
 /**
- * IDENTITY_SECRET for a developer's machine when none is given: generated once, kept in the
- * data directory (mode 0600), never in the repository. Production sets it from its secret store.
+ * A root secret (IDENTITY_SECRET, RECEIPT_SECRET) for a developer's machine when none is
+ * given: generated once, kept in the data directory as `<name>.secret` (mode 0600), never in
+ * the repository. Production sets it from its secret store.
  */
-export function localIdentitySecret(dataDir: string): string {
-  const file = path.join(dataDir, "identity.secret");
+export function localSecret(dataDir: string, name: "identity" | "receipt"): string {
+  const file = path.join(dataDir, `${name}.secret`);
   try {
     return fs.readFileSync(file, "utf8").trim();
   } catch (err) {

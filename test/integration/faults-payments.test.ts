@@ -5,7 +5,7 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { ErrorBody, pingEndpoint, RegimeView, ROUTE_BY_PATH } from "@board/proto";
+import { DidDocument, ErrorBody, pingEndpoint, RegimeView, ROUTE_BY_PATH } from "@board/proto";
 import { request } from "@board/service-kit";
 import { freePort, killHard, portAnswers } from "@board/service-kit/testing";
 import { startEvmChain, type EvmChain } from "@board/test-chains/evm";
@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GatewayEnv } from "../../services/gateway/src/env.js";
 import { startGateway } from "../../services/gateway/src/start.js";
 import { executeElsewhere, expectRedelivered, refusal, Stack, until } from "./harness.js";
+import { verifyReceiptSignatureJWS, type JWSSignedReceipt } from "@x402/extensions/offer-receipt";
 
 // Faults of the paid read (claim in Postgres -> board read -> settlement on chain -> serve),
 // on a stack of this file's own: its own nats-server (never the shared test bus), Postgres
@@ -80,7 +81,7 @@ async function spawnPayments(env: Record<string, string>): Promise<ChildProcess>
   const started = performance.now();
   const child = spawn(process.execPath, ["--import", "tsx", "services/payments/src/main.ts"], {
     cwd: ROOT,
-    env: { NATS_URL: stack.natsUrl, DATABASE_URL: stack.databaseUrl, HEALTH_PORT: "0", LOG_LEVEL: "error", PUBLIC_BASE_URL: stack.base, INSTANCE_ID: "payments-victim", ...env },
+    env: { NATS_URL: stack.natsUrl, DATABASE_URL: stack.databaseUrl, HEALTH_PORT: "0", LOG_LEVEL: "error", PUBLIC_BASE_URL: stack.base, RECEIPT_SECRET: stack.receiptSecret, INSTANCE_ID: "payments-victim", ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });
   children.add(child);
@@ -621,8 +622,19 @@ describe("the payments process SIGKILLed between claim and settlement", () => {
     const again = await replay(mined);
     expect(again.status).toBe(200);
     expect(again.headers.get("payment-redelivery")).toBe("1");
-    expect(decodePaymentResponseHeader(again.headers.get("payment-response")!)).toMatchObject({ success: true, transaction: tx!.transactionHash });
+    const settlement = decodePaymentResponseHeader(again.headers.get("payment-response")!);
+    expect(settlement).toMatchObject({ success: true, transaction: tx!.transactionHash });
     RegimeView.parse(await again.json());
+    // No receipt was made when it died: the first redelivery makes the signed receipt, and keeps it for the next.
+    const receipt = (settlement.extensions?.["offer-receipt"] as { info: { receipt: JWSSignedReceipt } } | undefined)?.info.receipt;
+    if (!receipt) throw new Error("the redelivery carries no signed receipt");
+    const kid = (JSON.parse(Buffer.from(receipt.signature.split(".")[0]!, "base64url").toString()) as { kid: string }).kid;
+    const did = DidDocument.parse(await (await fetch(`${stack.base}/.well-known/did.json`)).json());
+    const key = did.verificationMethod.find((m) => m.id === kid)?.publicKeyJwk;
+    expect(await verifyReceiptSignatureJWS(receipt, key)).toMatchObject({ transaction: tx!.transactionHash, amount: mined.price.toString() });
+    const third = await replay(mined);
+    expect(third.headers.get("payment-response")).toBe(again.headers.get("payment-response"));
+    await third.arrayBuffer();
     expect(await chain.balanceOf(payTo)).toBe(balance);
     const read = await paidGet(stranded);
     expect(read.status, read.body).toBe(200);

@@ -45,6 +45,8 @@ export class Stack {
   readonly infra = testInfra();
   /** Generated per stack: test keys never live in the repository. */
   readonly identitySecret = randomBytes(32).toString("base64url");
+  /** Payments' receipt secret: one per stack, so a restarted payments still opens the receipt keys it made. */
+  readonly receiptSecret = randomBytes(32).toString("base64url");
   /** The gateway's address, known before it starts, so every service agrees on PUBLIC_BASE_URL (sign-in and token binding). */
   base = "";
 
@@ -91,7 +93,7 @@ export class Stack {
   /** The payments service on this stack's bus and database, configured by `env` (rails, payTo, keys). */
   async startPayments(env: Record<string, string> = {}, opts: PaymentsOptions = {}) {
     this.payments = await startPayments(
-      PaymentsEnv.parse({ ...this.common(), PUBLIC_BASE_URL: this.base, ...env }),
+      PaymentsEnv.parse({ ...this.common(), PUBLIC_BASE_URL: this.base, RECEIPT_SECRET: this.receiptSecret, ...env }),
       opts,
     );
     return this.payments;

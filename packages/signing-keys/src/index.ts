@@ -5,5 +5,5 @@
  * them; payments signs offers and receipts.
  */
 export { assertKeySize, decryptPrivateKey, encryptPrivateKey } from "./key-encryption.js";
-export { generateSigningKey, importPrivateKey, importPublicKey, type JoseKey, type NewSigningKey } from "./es256-key.js";
+export { generateSigningKey, importPrivateKey, importPrivateKeyObject, importPublicKey, signEs256, type JoseKey, type NewSigningKey } from "./es256-key.js";
 export { pendingSuccessor, publishedAt, removableAt, signingKeyAt, successorDue, type RotationPolicy, type ScheduledKey } from "./key-schedule.js";

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { IsoDate, IsoDateTime } from "../records/common.js";
 import { FreshnessBlock } from "../records/freshness.js";
+import { CommitmentRef } from "../records/proof-views.js";
 import { ViewName } from "../records/views.js";
 import { busEndpoint } from "./endpoint.js";
 
@@ -44,6 +45,8 @@ export const BoardReadMeta = z.object({
   cached: z.literal(true).optional(),
   /** The hash of the snapshot the view was cut from (absent for views of the delayed board): what a redelivery asks for again. */
   snapshot: z.string().optional(),
+  /** With `snapshot`: that board's commitment in the proof chain, which a paid read's receipt names. */
+  commitment: CommitmentRef.optional(),
 });
 export type BoardReadMeta = z.infer<typeof BoardReadMeta>;
 

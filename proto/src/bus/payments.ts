@@ -1,9 +1,11 @@
 import { z } from "zod";
 import { BaseUnits, IsoDateTime } from "../records/common.js";
 import { FreshnessBlock } from "../records/freshness.js";
+import { CommitmentRef } from "../records/proof-views.js";
 import { PaymentRails, type RailName } from "../records/payment-rails.js";
 import { ContentEncoding } from "./board.js";
 import { busEndpoint } from "./endpoint.js";
+import { Jwk } from "./identity.js";
 
 /** The rails a paid read can be bought on (SPEC.md 4.1 rule 5, DECISIONS.md "Payments"). */
 export const Rail = z.enum(["base", "solana", "algorand", "circle_batched", "mpp"]);
@@ -30,6 +32,8 @@ export const RequirementsRequest = z.object({
   message: z.string().max(500).optional(),
   /** The refused payment was an MPP credential: answer with problem+json (RFC 9457) as MPP specifies. */
   problem: z.boolean().optional(),
+  /** The 402 answers this paid MCP tool's call: its bazaar discovery declaration names the tool, not the HTTP route. */
+  tool: z.string().max(64).optional(),
 });
 export type RequirementsRequest = z.input<typeof RequirementsRequest>;
 export const RequirementsReply = z.object({ body: z.string(), headers: z.record(z.string(), z.string()) });
@@ -39,8 +43,9 @@ export type RequirementsReply = z.infer<typeof RequirementsReply>;
  * What a paid read served: the board version (its snapshot's hash), the freshness block it
  * carried and the encoding. The board renders the same bytes from it again (board.v1.read
  * with `snapshot` and `freshness`), so a retry of the same payment is served what it bought.
+ * `commitment` (the board version's place in the proof chain) is what the signed receipt names.
  */
-export const Delivery = z.object({ snapshot: z.string().max(128), freshness: FreshnessBlock, encoding: ContentEncoding });
+export const Delivery = z.object({ snapshot: z.string().max(128), freshness: FreshnessBlock, encoding: ContentEncoding, commitment: CommitmentRef.optional() });
 export type Delivery = z.infer<typeof Delivery>;
 
 /** Settles a claim after the read succeeded; only a settled claim is served. `delivery` is recorded first. */
@@ -97,6 +102,27 @@ export const paymentsRelease = busEndpoint("payments", "release", ReleaseRequest
 /** GET /api: every paid route, its price and every offer, as one 402 body. */
 export const CatalogueReply = z.object({ body: z.string() });
 export type CatalogueReply = z.infer<typeof CatalogueReply>;
+
+/**
+ * GET /.well-known/did.json: the did:web document of the keys that sign offers and receipts
+ * (x402's offer-receipt extension resolves a receipt's kid here). Every key ever used stays
+ * listed, so a receipt can be checked long after its key stopped signing.
+ */
+export const DidVerificationMethod = z.object({
+  id: z.string(),
+  type: z.literal("JsonWebKey2020"),
+  controller: z.string(),
+  publicKeyJwk: Jwk,
+});
+export type DidVerificationMethod = z.infer<typeof DidVerificationMethod>;
+export const DidDocument = z.object({
+  "@context": z.array(z.string()),
+  id: z.string().startsWith("did:web:"),
+  verificationMethod: z.array(DidVerificationMethod),
+  assertionMethod: z.array(z.string()),
+});
+export type DidDocument = z.infer<typeof DidDocument>;
+export const paymentsDidDocument = busEndpoint("payments", "did_document", z.object({}), DidDocument);
 
 export const paymentsCatalogue = busEndpoint("payments", "catalogue", z.object({}), CatalogueReply);
 export const paymentsStatus = busEndpoint("payments", "status", z.object({}), PaymentsStatusReply);

@@ -17,6 +17,13 @@ export const Commitment = z.object({
 });
 export type Commitment = z.infer<typeof Commitment>;
 
+/**
+ * A board version's place in the proof chain, as a paid read's receipt names it: the
+ * commitment's number, the board's content hash and the commitment itself.
+ */
+export const CommitmentRef = Commitment.pick({ seq: true, content_hash: true, commitment: true });
+export type CommitmentRef = z.infer<typeof CommitmentRef>;
+
 /** /api/board/proof: the latest commitments of the append-only chain and how to check them. */
 export const ProofView = z.object({
   product: z.literal(PRODUCT),

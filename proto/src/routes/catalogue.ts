@@ -126,6 +126,7 @@ export const ROUTES: readonly Route[] = [
   other("/.well-known/api-catalog", "discovery", ["GET", "HEAD"], "RFC 9727 API catalog."),
   other("/.well-known/mcp/server-card.json", "discovery", ["GET"], "MCP server card."),
   other("/.well-known/mcp/server-card", "discovery", ["GET"], "MCP server card."),
+  other("/.well-known/did.json", "discovery", ["GET"], "The did:web document of the keys that sign offers and receipts (x402 offer-receipt)."),
 
   other("/api/key", "auth", ["POST"], "Issue a free API key for an email address."),
   {

@@ -28,7 +28,7 @@ import {
   type Snapshot,
   type ViewName,
 } from "@board/proto";
-import type { PerfView } from "@board/proto";
+import type { CommitmentRef, PerfView } from "@board/proto";
 import type { z } from "zod";
 import { renderView, type RenderedView } from "./render/rendered.js";
 import { freeView } from "./views/free.js";
@@ -80,6 +80,8 @@ export interface Publication {
   readonly lookups: ReadonlyMap<ViewName, PublishedLookup>;
   /** The status view's content, re-rendered when figures other services own (last settlement) change. */
   readonly status: Omit<BoardStatus, "freshness">;
+  /** The snapshot's commitment in the proof chain (stored with it): what a paid read's receipt names. */
+  readonly commitment?: CommitmentRef;
 }
 
 /** A view made outside this module (from the board's own records), rendered and checked like the others. */

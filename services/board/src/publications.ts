@@ -43,7 +43,8 @@ export class Publications {
 
   private async render(stored: StoredSnapshot): Promise<Publication> {
     const delayed = await this.store.latestBefore(stored.board.asof_daily);
-    return buildPublication({
+    const committed = await this.store.commitmentOf(stored.hash);
+    const pub = buildPublication({
       current: stored.board,
       currentHash: stored.hash,
       delayed: delayed?.board ?? null,
@@ -51,6 +52,9 @@ export class Publications {
       snapshot: stored.snapshot,
       extraViews: await recordViews(this.store, stored, delayed),
     });
+    // Stored and committed in one transaction (store.ts): a stored snapshot always has its commitment.
+    if (!committed) throw new Error(`snapshot ${stored.hash} is stored without a commitment`);
+    return { ...pub, commitment: { seq: committed.seq, content_hash: committed.contentHash, commitment: committed.commitment } };
   }
 
   private keep(pub: Publication): void {

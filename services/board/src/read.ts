@@ -48,7 +48,7 @@ export function readView(deps: ReadDeps, req: Required<Pick<BoardReadRequest, "v
     freshness,
     asof_daily: view.asofDaily,
     computed_at: view.computedAt,
-    ...(ofSnapshot && { snapshot: pub.snapshotHash }),
+    ...(ofSnapshot && { snapshot: pub.snapshotHash, ...(pub.commitment && { commitment: pub.commitment }) }),
   });
   if (req.if_none_match && matchesEtag(req.if_none_match, view.rendered.etag)) return { meta: meta(304), body: EMPTY };
   // The caller keeps this very view's bytes: only this read's freshness travels.

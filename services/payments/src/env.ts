@@ -105,6 +105,16 @@ export const PaymentsEnv = baseEnv(9105)
      */
     REDELIVERY_WINDOW_SECONDS: z.coerce.number().int().min(0).max(86_400).default(600),
     REDELIVERY_MAX: z.coerce.number().int().min(0).max(100).default(3),
+    /**
+     * Root secret of the keys that sign offers and receipts (their private halves are stored
+     * encrypted under a key derived from it). Required when any rail is configured: nothing
+     * is sold without a signed receipt.
+     */
+    RECEIPT_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+    /** How long a receipt signing key signs before its successor takes over. */
+    RECEIPT_KEY_ROTATE_AFTER_DAYS: z.coerce.number().int().min(1).max(3650).default(90),
+    /** A new receipt key is in the DID document this long before it signs (longer than a verifier's cache of it). */
+    RECEIPT_KEY_PUBLISH_LEAD_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
     /** Claims still open this long after claiming are reconciled against the chain. */
     RECONCILE_AFTER_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   })
@@ -119,6 +129,11 @@ export const PaymentsEnv = baseEnv(9105)
     need(env.PAY_TO_ALGORAND, ["ALGOD_URL", "ALGORAND_FACILITATOR_MNEMONIC"], "when PAY_TO_ALGORAND is set");
     need(env.CIRCLE_GATEWAY_URL, ["PAY_TO_BASE"], "when CIRCLE_GATEWAY_URL is set (the batched rail pays PAY_TO_BASE)");
     need(env.MPP_SECRET_KEY, ["PAY_TO_BASE"], "when MPP_SECRET_KEY is set (MPP settles on Base)");
+    const sells = [env.PAY_TO_BASE, env.PAY_TO_SOLANA, env.PAY_TO_ALGORAND, env.CIRCLE_GATEWAY_URL, env.MPP_SECRET_KEY].some((v) => v !== undefined);
+    if (sells && env.RECEIPT_SECRET === undefined)
+      ctx.addIssue({ code: "custom", path: ["RECEIPT_SECRET"], message: "is required when a rail is configured (it protects the keys that sign receipts)" });
+    if (env.RECEIPT_KEY_ROTATE_AFTER_DAYS * 86_400 <= env.RECEIPT_KEY_PUBLISH_LEAD_SECONDS)
+      ctx.addIssue({ code: "custom", path: ["RECEIPT_KEY_PUBLISH_LEAD_SECONDS"], message: "must be shorter than RECEIPT_KEY_ROTATE_AFTER_DAYS" });
     if (env.RAIL_RETRY_MAX_MS < env.RAIL_RETRY_INITIAL_MS)
       ctx.addIssue({ code: "custom", path: ["RAIL_RETRY_MAX_MS"], message: "must be at least RAIL_RETRY_INITIAL_MS" });
   });

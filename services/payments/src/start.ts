@@ -4,6 +4,7 @@ import {
   PAYMENT_RAILS_EVENT_SUBJECT,
   paymentsCatalogue,
   paymentsClaim,
+  paymentsDidDocument,
   paymentsRelease,
   paymentsRequirements,
   paymentsSettle,
@@ -30,6 +31,10 @@ import { LocalFacilitator } from "./x402/local-facilitator.js";
 import { OfferBook } from "./x402/offer-book.js";
 import { catalogue, paymentRequired } from "./x402/payment-required.js";
 import type { MppRail } from "./rails/mpp/index.js";
+import { ClaimReceipts } from "./receipts/claim-receipts.js";
+import { OfferReceipts } from "./receipts/offer-receipts.js";
+import { ReceiptKeys } from "./receipts/receipt-keys.js";
+import { receiptKeyEncryptionKey } from "./receipts/secrets.js";
 
 /** A 402 waits this long at most for its sign-in challenge. */
 const SIGN_IN_CHALLENGE_TIMEOUT_MS = 500;
@@ -90,6 +95,24 @@ export async function startPayments(env: PaymentsEnv, opts: PaymentsOptions = {}
     // Registered before the endpoints stop: a batch that is open is sent, and one in flight answered.
     const batcher = configured.batcher;
     if (batcher) rt.lifecycle.onStop("settlement batches", () => batcher.drain());
+    // Nothing is sold without a signed receipt: a rail (configured or given) needs the receipt keys.
+    if ((rails.length > 0 || mpp) && env.RECEIPT_SECRET === undefined) throw new Error("RECEIPT_SECRET is required when a payment rail is offered");
+    const receiptKeys = env.RECEIPT_SECRET
+      ? new ReceiptKeys({
+          db: rt.database!.db,
+          keyEncryptionKey: receiptKeyEncryptionKey(env.RECEIPT_SECRET),
+          publicBaseUrl: new URL(env.PUBLIC_BASE_URL),
+          now: () => new Date(),
+          rotateAfterSeconds: env.RECEIPT_KEY_ROTATE_AFTER_DAYS * 86_400,
+          publishLeadSeconds: env.RECEIPT_KEY_PUBLISH_LEAD_SECONDS,
+          log: rt.log,
+        })
+      : null;
+    if (receiptKeys) {
+      await receiptKeys.start();
+      rt.lifecycle.onStop("receipt keys", async () => receiptKeys.stop());
+    }
+    const offerReceipts = receiptKeys ? new OfferReceipts(receiptKeys) : null;
     const ours = new LocalFacilitator();
     for (const rail of rails) rail.register?.(ours.facilitator);
     const signInChallenge = async (resourceUrl: string) => {
@@ -100,7 +123,15 @@ export async function startPayments(env: PaymentsEnv, opts: PaymentsOptions = {}
         return null;
       }
     };
-    const book = new OfferBook(rails, ours, new URL(env.PUBLIC_BASE_URL), env.PAYMENT_TIMEOUT_SECONDS, signInChallenge, (rail) => railWatch.isLive(RAIL_NAME[rail.rail]));
+    const book = new OfferBook(
+      rails,
+      ours,
+      new URL(env.PUBLIC_BASE_URL),
+      env.PAYMENT_TIMEOUT_SECONDS,
+      signInChallenge,
+      (rail) => railWatch.isLive(RAIL_NAME[rail.rail]),
+      offerReceipts,
+    );
     await book.initialize();
     const watched: WatchedRail[] = rails.map((rail) => ({
       name: RAIL_NAME[rail.rail],
@@ -114,6 +145,7 @@ export async function startPayments(env: PaymentsEnv, opts: PaymentsOptions = {}
     await railWatch.start(watched);
     const liveMpp = () => (mpp && railWatch.isLive("mpp") ? mpp : null);
     const claims = new ClaimStore(rt.database!.db);
+    const claimReceipts = offerReceipts ? new ClaimReceipts(offerReceipts, (path) => book.resourceUrl(path, ""), rt.log) : null;
     const desk = new ClaimDesk(
       book,
       ours,
@@ -123,7 +155,13 @@ export async function startPayments(env: PaymentsEnv, opts: PaymentsOptions = {}
       () => railWatch.isLive("mpp"),
       (event) => rt.bus.nc.publish(SETTLEMENT_EVENT_SUBJECT, JSON.stringify(event)),
       countSettlements(rt.metrics),
-      new Redeliveries(claims, { windowSeconds: env.REDELIVERY_WINDOW_SECONDS, max: env.REDELIVERY_MAX }, mpp ? (tx) => mpp.receipt({ externalId: undefined }, tx) : null),
+      new Redeliveries(
+        claims,
+        { windowSeconds: env.REDELIVERY_WINDOW_SECONDS, max: env.REDELIVERY_MAX },
+        mpp ? (tx) => mpp.receipt({ externalId: undefined }, tx) : null,
+        claimReceipts,
+      ),
+      claimReceipts,
     );
     if (watched.length) rt.log.info(railWatch.report(), "payment rails at start");
     else rt.log.warn({ mode: env.PAYMENTS_MODE }, "no payment rail configured: paid reads cannot be bought");
@@ -139,6 +177,10 @@ export async function startPayments(env: PaymentsEnv, opts: PaymentsOptions = {}
       bind(paymentsSettle, (req) => desk.settle(req.claim_id, req.delivery)),
       bind(paymentsRelease, async (req) => ({ released: await desk.release(req.claim_id, req.reason) })),
       bind(paymentsStatus, async () => ({ ...(await desk.status()), ...railWatch.report() })),
+      bind(paymentsDidDocument, async () => {
+        if (!receiptKeys) throw new BusError("not_found", 404, "no receipt keys: nothing is sold here (no payment rail is configured)");
+        return receiptKeys.didDocument();
+      }),
     ]);
     serving = true;
     // For a board that was listening before this replica came: its rails as they are now.

@@ -61,7 +61,7 @@ export function failuresOf(route: Route): Failure[] {
       ];
     case "discovery":
       // GET /api asks payments for the catalogue; the documents are built in the gateway.
-      return route.path === "/api" ? [...UPSTREAM, ...OURS] : OURS;
+      return route.path === "/api" || route.path === "/.well-known/did.json" ? [...UPSTREAM, ...OURS] : OURS;
     case "auth":
       return authFailures(route);
     case "mcp":

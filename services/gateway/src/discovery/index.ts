@@ -1,6 +1,7 @@
 import type { Request, Response } from "express";
 import type { ReadDeps } from "../http/read.js";
 import { API_CATALOG_PATH, API_CATALOG_TYPE, SERVER_CARD_TYPE, apiCatalog, apiCatalogLink } from "./api-catalog.js";
+import { getDidDocument } from "./did-document.js";
 import { document, sendDocument, type Document } from "./document.js";
 import { llmsTxt } from "./llms.js";
 import { openApiDocument } from "./openapi.js";
@@ -57,4 +58,5 @@ export const DISCOVERY_HANDLERS: Record<string, DiscoveryHandler> = {
   [API_CATALOG_PATH]: serve(API_CATALOG_PATH),
   "/.well-known/mcp/server-card.json": serveCard,
   "/.well-known/mcp/server-card": serveCard,
+  "/.well-known/did.json": getDidDocument,
 };

@@ -167,11 +167,11 @@ export function llmsTxt(base: URL): string {
         link("x402", "https://x402.org", "the payment protocol, v2 with CAIP-2 network ids"),
         "",
         "1. GET a paid URL without payment. The answer is 402: the PAYMENT-REQUIRED header holds base64 JSON of the x402 v2 PaymentRequired " +
-          "(x402Version 2, resource, accepts, extensions with sign-in-with-x); the body holds the same offers in x402's v1 dialect, the reason code in `error`, advice in `message`, and the v2 object under `v2`.",
+          "(x402Version 2, resource, accepts, extensions: payment-identifier, bazaar (how to call the route and what it answers), offer-receipt (every accepts entry signed) and sign-in-with-x); the body holds the same offers in x402's v1 dialect, the reason code in `error`, advice in `message`, and the v2 object under `v2`.",
         `2. Pick one entry of accepts (each at the route's price): ${RAILS.map((r) => `${r.network}${r.extra ? ` with extra.name ${r.extra["name"]}` : ""} (${r.note})`).join("; ")}.`,
         "3. Sign a payment payload for exactly that entry with an x402 client (EIP-3009 transferWithAuthorization on Base; a sponsored transfer on Solana or Algorand).",
         "4. Repeat the GET with the base64 payload in PAYMENT-SIGNATURE (v2). X-PAYMENT takes a v1 payload (Base as base, Solana as solana) or a v2 one.",
-        "5. The 200 carries the read and PAYMENT-RESPONSE (base64: transaction, network, payer). A payment is single use and bound to its route; it is settled only after the read succeeded, so a failed read costs nothing.",
+        "5. The 200 carries the read and PAYMENT-RESPONSE (base64: transaction, network, payer, and extensions[\"offer-receipt\"].info.receipt: a signed receipt, JWS ES256, naming the route, price, payer, transaction and the board version sold by content hash and proof commitment; its key is at /.well-known/did.json, did:web). Keep it: `npm run verify-proof -- --receipt <file>` checks the signature and that the board version is committed in /api/board/proof. MPP's Payment-Receipt carries the same (contentHash, commitment, proofSeq, signedReceipt). A payment is single use and bound to its route; it is settled only after the read succeeded, so a failed read costs nothing.",
         "6. Lost the answer (a dropped connection, a timeout)? Send the same payment again: within 10 minutes of its settlement, up to 3 times, it is delivered the same read again (the same board version and bytes, the first receipt, and `Payment-Redelivery: n`), never charged again. An x402 v2 client may instead carry an id in the payment-identifier extension (declared in every 402): a new payment from the same payer with the same id gets the read the first one bought. Past the window or the count: 402 payment_redelivery_expired / payment_redelivery_exhausted.",
         "",
         "A refused payment answers 402 again with fresh offers and `error` naming why (payment_amount_mismatch, payment_expired, payment_already_used, payment_insufficient_funds, ...). " +
@@ -229,6 +229,7 @@ export function llmsTxt(base: URL): string {
         link("OAuth authorization server metadata", at("/.well-known/oauth-authorization-server"), "RFC 8414"),
         link("OAuth protected resource metadata", at("/.well-known/oauth-protected-resource"), "RFC 9728"),
         link("JWKS", at("/oauth/jwks"), "the keys that verify bearer tokens"),
+        link("DID document", at("/.well-known/did.json"), "the keys that sign offers and receipts (did:web, every key ever used)"),
       ],
     ],
   ];

@@ -82,7 +82,7 @@ export function x402Info(route: Route, resource: string) {
       note: r.note,
     })),
     headers: { challenge: "PAYMENT-REQUIRED", payment: ["PAYMENT-SIGNATURE", "X-PAYMENT"], receipt: "PAYMENT-RESPONSE" },
-    extensions: ["sign-in-with-x"],
+    extensions: ["payment-identifier", "bazaar", "offer-receipt", "sign-in-with-x"],
     catalogue: "/api",
     note: "Each rail is offered when the service is configured for it; the route's 402 lists the offers in force.",
   };

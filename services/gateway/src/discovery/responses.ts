@@ -19,7 +19,7 @@ export const HEADERS = {
   ETag: { description: "The representation's entity tag; a board read's is a weak hash of the read without its freshness block.", schema: { type: "string" } },
   "Cache-Control": { description: "Caching policy of the response.", schema: { type: "string" } },
   "PAYMENT-REQUIRED": {
-    description: "Base64 of the x402 v2 PaymentRequired (schema X402PaymentRequired): every offer, and the sign-in-with-x challenge.",
+    description: "Base64 of the x402 v2 PaymentRequired (schema X402PaymentRequired): every offer, signed (offer-receipt), the bazaar declaration, payment-identifier and the sign-in-with-x challenge.",
     schema: { type: "string", contentEncoding: "base64", contentMediaType: "application/json" },
   },
   "WWW-Authenticate.Payment": {
@@ -144,6 +144,15 @@ function discoveryResponses(route: Route, method: Method): Responses {
       return ok({ "text/markdown": { type: "string" } });
     case "/.well-known/api-catalog":
       return ok({ [API_CATALOG_TYPE]: ref("schemas", "Linkset") });
+    case "/.well-known/did.json":
+      return {
+        "200": {
+          description: "The did:web document of the keys that sign offers and receipts: every key ever used, so an old receipt still verifies.",
+          headers: headers("Cache-Control"),
+          content: content({ "application/did+json": ref("schemas", "DidDocument") }),
+        },
+        "404": { description: "not_found: nothing is sold here (no payment rail is configured), so no receipt key exists.", content: json(ref("schemas", "ErrorBody")) },
+      };
     default:
       return ok({ "application/json": ref("schemas", "ServerCard"), [SERVER_CARD_TYPE]: ref("schemas", "ServerCard") });
   }

@@ -46,7 +46,9 @@ export const X402PaymentRequired = z.looseObject({
     .record(z.string(), z.unknown())
     .nullable()
     .optional()
-    .describe("sign-in-with-x: the CAIP-122 challenge (info, supportedChains, schema) a free-tier wallet signs."),
+    .describe(
+      "x402 extensions: payment-identifier (an idempotency id a retry may carry), bazaar (how to call the route or MCP tool and what it answers), offer-receipt (each accepts entry signed, JWS ES256, key at /.well-known/did.json), and sign-in-with-x (the CAIP-122 challenge a free-tier wallet signs; not on MCP).",
+    ),
 });
 
 /** Reason codes a paid route's 402 body can carry in `error`. */

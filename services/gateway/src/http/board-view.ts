@@ -79,9 +79,11 @@ export async function readDelivered(deps: BoardViewDeps, req: IncomingMessage, v
   return { meta: reply.meta, body: [reply.body] };
 }
 
-/** What a paid read served, for payments to record: its board version, freshness and encoding (null for a view of no snapshot). */
-export const deliveryOf = (view: { meta: BoardReadMeta }): Delivery | null =>
-  view.meta.snapshot ? { snapshot: view.meta.snapshot, freshness: view.meta.freshness, encoding: view.meta.encoding } : null;
+/** What a paid read served, for payments to record and its receipt to name: board version, commitment, freshness and encoding (null for a view of no snapshot). */
+export const deliveryOf = ({ meta }: { meta: BoardReadMeta }): Delivery | null =>
+  meta.snapshot
+    ? { snapshot: meta.snapshot, freshness: meta.freshness, encoding: meta.encoding, ...(meta.commitment && { commitment: meta.commitment }) }
+    : null;
 
 /**
  * Passes a view's bytes through with its ETag, encoding and the freshness headers. A body

@@ -30,8 +30,9 @@ export interface McpCaller {
   licenseKey: string | undefined;
 }
 
-/** A tool's read, checked: the route it sells (if any), the view, the board's params and the query string an offer is for. */
+/** A tool's read, checked: the tool, the route it sells (if any), the view, the board's params and the query string an offer is for. */
 interface Order {
+  tool: string;
   route: Route | null;
   view: ViewName;
   params: Record<string, string>;
@@ -68,14 +69,14 @@ function orderOf(tool: McpTool, args: unknown): { ok: true; order: Order } | { o
   const input = tool.input.safeParse(args ?? {});
   if (!input.success) return { ok: false, result: invalidArgument(input.error.issues[0]) };
   const query = new URLSearchParams(Object.entries(input.data).filter((e): e is [string, string] => typeof e[1] === "string"));
-  if (!("route" in tool.source)) return { ok: true, order: { route: null, view: tool.source.view, params: {}, query: "" } };
+  if (!("route" in tool.source)) return { ok: true, order: { tool: tool.name, route: null, view: tool.source.view, params: {}, query: "" } };
   const route = ROUTE_BY_PATH.get(tool.source.route);
   if (!route) throw new Error(`tool ${tool.name} names a route the catalogue lacks`);
   const checked = route.query.safeParse(Object.fromEntries(query));
   if (!checked.success) return { ok: false, result: invalidArgument(checked.error.issues[0]) };
   const view = viewFor(route, checked.data).view;
   if (!view) return { ok: false, result: errorResult("not_implemented", `${tool.name} is not served yet.`) };
-  return { ok: true, order: { route, view, params: stringParams(checked.data), query: query.toString() } };
+  return { ok: true, order: { tool: tool.name, route, view, params: stringParams(checked.data), query: query.toString() } };
 }
 
 function invalidArgument(issue: { path: PropertyKey[]; message: string } | undefined): CallToolResult {
@@ -144,9 +145,12 @@ async function paidRead(deps: ReadDeps, caller: McpCaller, order: Order, payment
   return readResult(bought.read.body, decodeHeader(bought.receipt.headers["PAYMENT-RESPONSE"]));
 }
 
-/** The route's v2 PaymentRequired as payments builds it for HTTP, without the sign-in offer (MCP reads no sign-in). */
+/**
+ * The route's v2 PaymentRequired as payments builds it for HTTP, without the sign-in offer (MCP
+ * reads no sign-in), and with the tool named so its bazaar declaration is the MCP tool's.
+ */
 async function paymentRequired(deps: ReadDeps, route: Route, order: Order, code: string, message: string): Promise<CallToolResult> {
-  const reply = await request(deps.nc, paymentsRequirements, { path: route.path, query: order.query, error: code }, { timeoutMs: deps.timeoutMs });
+  const reply = await request(deps.nc, paymentsRequirements, { path: route.path, query: order.query, error: code, tool: order.tool }, { timeoutMs: deps.timeoutMs });
   const required = decodeHeader(reply.headers["PAYMENT-REQUIRED"]);
   if (!required || typeof required !== "object") throw new Error("payments answered a 402 without PAYMENT-REQUIRED");
   const pr = required as Record<string, unknown> & { extensions?: Record<string, unknown> };

@@ -16,6 +16,10 @@ import type { SettlementOutcomes } from "./settlement-outcomes.js";
 import type { ClaimStore } from "./store.js";
 import { sameJson, x402ReceiptHeaders, type Redeliveries } from "./redelivery.js";
 import type { StoredPayment } from "./stored-payment.js";
+import { mppReceiptWithProof } from "../receipts/mpp-receipt.js";
+import { commitmentOf, type ClaimReceipts, type Settled } from "../receipts/claim-receipts.js";
+import { receiptExtension } from "../receipts/offer-receipts.js";
+import type { JWSSignedReceipt } from "@x402/extensions/offer-receipt";
 
 /**
  * @x402/evm's errorReason for a settlement transaction that was broadcast but whose receipt
@@ -39,6 +43,8 @@ export class ClaimDesk {
     private readonly onSettled: (event: SettlementEvent) => void = () => undefined,
     private readonly outcomes: SettlementOutcomes = () => undefined,
     private readonly redeliveries: Redeliveries | null = null,
+    /** Signs each settled read's receipt (offer-receipt extension); null when nothing is sold (no rail). */
+    private readonly receipts: ClaimReceipts | null = null,
   ) {}
 
   /**
@@ -194,7 +200,7 @@ export class ClaimDesk {
     return { claim_id: outcome.id, rail: "mpp", network: this.mpp.network, payer: verified.payer, amount: price.toString() };
   }
 
-  private async settleMpp(claimId: string, stored: Extract<StoredPayment, { version: "mpp" }>): Promise<SettleReply> {
+  private async settleMpp(claimId: string, row: ClaimRow, stored: Extract<StoredPayment, { version: "mpp" }>): Promise<SettleReply> {
     if (!this.mpp) throw this.unsettled("mpp", "failed", new BusError("payment_settlement_failed", 402, "MPP is not configured"));
     let settled;
     try {
@@ -208,12 +214,14 @@ export class ClaimDesk {
       await this.store.failed(claimId, settled.detail);
       throw this.unsettled("mpp", "refused", new BusError(settled.reason === "payment_rejected" ? "payment_settlement_failed" : settled.reason, 402, settled.detail), settled.reason);
     }
-    if (!(await this.store.settled(claimId, settled.transaction, { transaction: settled.transaction, network: settled.network, receipt: settled.receipt })))
+    const signed = await this.signReceipt(row, { network: settled.network, payer: row.payer, transaction: settled.transaction });
+    const receipt = mppReceiptWithProof(settled.receipt, signed, commitmentOf(row));
+    if (!(await this.store.settled(claimId, settled.transaction, { transaction: settled.transaction, network: settled.network, receipt })))
       throw this.unsettled("mpp", "refused", new BusError("payment_already_used", 402, "the claim was closed meanwhile"));
     const settledAt = new Date().toISOString();
     this.outcomes({ rail: "mpp", outcome: "settled" });
     this.onSettled({ settled_at: settledAt, rail: "mpp", network: settled.network });
-    return { headers: { "Payment-Receipt": settled.receipt }, transaction: settled.transaction, network: settled.network, settled_at: settledAt };
+    return { headers: { "Payment-Receipt": receipt }, transaction: settled.transaction, network: settled.network, settled_at: settledAt };
   }
 
   async settle(claimId: string, delivery?: Delivery): Promise<SettleReply> {
@@ -221,7 +229,7 @@ export class ClaimDesk {
     const row = delivery ? await this.store.recordDelivery(claimId, delivery) : await this.store.get(claimId);
     if (!row || row.state !== "claimed") throw this.unsettled(row?.rail ?? "unknown", "refused", new BusError("payment_already_used", 402, "the claim is not open"));
     const storedAny = row.payment as StoredPayment;
-    if (storedAny.version === "mpp") return this.settleMpp(claimId, storedAny);
+    if (storedAny.version === "mpp") return this.settleMpp(claimId, row, storedAny);
     const rail = this.railNamed(row.rail);
     if (!rail) throw this.unsettled(row.rail, "failed", new BusError("payment_settlement_failed", 402, "the claim's rail is not configured"));
     const stored = storedAny;
@@ -249,14 +257,24 @@ export class ClaimDesk {
       const code = ErrorCode.safeParse(result.errorReason).data ?? reasonCode(result.errorReason);
       throw this.unsettled(rail.rail, "refused", new BusError(code === "payment_rejected" ? "payment_settlement_failed" : code, 402, result.errorReason), code);
     }
-    const receipt = { ...result, claim_id: claimId };
+    const signed = await this.signReceipt(row, {
+      network: result.network,
+      payer: result.payer ?? row.payer,
+      transaction: result.transaction,
+      asset: (stored.requirement as Partial<PaymentRequirements> | undefined)?.asset,
+    });
+    const receipt = { ...result, claim_id: claimId, ...(signed && { signed_receipt: signed }) };
     if (!(await this.store.settled(claimId, result.transaction, receipt)))
       throw this.unsettled(rail.rail, "refused", new BusError("payment_already_used", 402, "the claim was closed meanwhile"));
     const settledAt = new Date().toISOString();
     this.outcomes({ rail: rail.rail, outcome: "settled" });
     this.onSettled({ settled_at: settledAt, rail: rail.rail, network: result.network });
-    const headers = x402ReceiptHeaders(result, stored.version);
+    const headers = x402ReceiptHeaders(signed ? { ...result, extensions: receiptExtension(signed) } : result, stored.version);
     return { headers, transaction: result.transaction, network: result.network, settled_at: settledAt };
+  }
+
+  private signReceipt(row: ClaimRow, settled: Settled): Promise<JWSSignedReceipt | null> {
+    return this.receipts ? this.receipts.sign(row, settled) : Promise.resolve(null);
   }
 
   /**
@@ -296,6 +314,8 @@ export class ClaimDesk {
     return { last_settlement_at: s.lastSettledAt?.toISOString() ?? null, settlements: s.settlements };
   }
 }
+
+type ClaimRow = NonNullable<Awaited<ReturnType<ClaimStore["get"]>>>;
 
 /** The signed part of an x402 payload (authorization and signature, or a transaction), whatever its version's envelope. */
 const innerPayload = (payload: unknown) => (payload as { payload?: unknown } | null)?.payload;

@@ -2,6 +2,10 @@ import { Delivery, type ClaimReply, type Rail } from "@board/proto";
 import { BusError } from "@board/service-kit";
 import { encodePaymentResponseHeader } from "@x402/core/http";
 import type { Network, SettleResponse } from "@x402/core/types";
+import type { JWSSignedReceipt } from "@x402/extensions/offer-receipt";
+import { commitmentOf, type ClaimReceipts, type Settled } from "../receipts/claim-receipts.js";
+import { mppReceiptWithProof } from "../receipts/mpp-receipt.js";
+import { receiptExtension } from "../receipts/offer-receipts.js";
 import type { StoredPayment } from "./stored-payment.js";
 import type { ClaimStore } from "./store.js";
 
@@ -42,6 +46,8 @@ export class Redeliveries {
     private readonly settings: RedeliverySettings,
     /** The Payment-Receipt of an MPP settlement found by reconciliation (no reply was sent then). */
     private readonly mppReceipt: ((transaction: `0x${string}`) => string) | null,
+    /** Signs the receipt of a claim settled by reconciliation (no receipt was made then). */
+    private readonly receipts: ClaimReceipts | null = null,
   ) {}
 
   /** Delivers `prior` (a settled claim) again, or refuses with a documented reason. */
@@ -64,26 +70,36 @@ export class Redeliveries {
       amount: prior.amount,
       redelivery: {
         delivery,
-        receipt: { headers: this.headers(prior), transaction: prior.transaction ?? "", network: prior.network, settled_at: settledAt },
+        receipt: { headers: await this.headers(prior), transaction: prior.transaction ?? "", network: prior.network, settled_at: settledAt },
         count: counted.count,
       },
     };
   }
 
-  /** The receipt headers the first delivery carried (rebuilt the same way when reconciliation settled it). */
-  private headers(prior: ClaimRow): Record<string, string> {
+  /**
+   * The receipt headers the first delivery carried. A claim settled by reconciliation had
+   * none: its receipt is made now, once, and kept for every later redelivery.
+   */
+  private async headers(prior: ClaimRow): Promise<Record<string, string>> {
     const stored = prior.payment as StoredPayment;
-    const receipt = (prior.receipt ?? {}) as { network?: string; receipt?: string; payer?: string };
+    const receipt = (prior.receipt ?? {}) as { network?: string; receipt?: string; payer?: string; signed_receipt?: JWSSignedReceipt };
+    const settled = { network: receipt.network ?? prior.network, payer: receipt.payer ?? prior.payer, transaction: prior.transaction ?? "" };
     if (stored.version === "mpp") {
       if (typeof receipt.receipt === "string") return { "Payment-Receipt": receipt.receipt };
-      return this.mppReceipt && prior.transaction ? { "Payment-Receipt": this.mppReceipt(prior.transaction as `0x${string}`) } : {};
+      if (!this.mppReceipt || !prior.transaction) return {};
+      const made = mppReceiptWithProof(this.mppReceipt(prior.transaction as `0x${string}`), await this.sign(prior, settled), commitmentOf(prior));
+      return { "Payment-Receipt": String(await this.store.keepReceiptField(prior.id, "receipt", made)) };
     }
-    const result: SettleResponse = {
-      success: true,
-      transaction: prior.transaction ?? "",
-      network: (receipt.network ?? prior.network) as Network,
-      payer: receipt.payer ?? prior.payer,
-    };
-    return x402ReceiptHeaders(result, stored.version);
+    let signed = receipt.signed_receipt ?? null;
+    if (!signed) {
+      const made = await this.sign(prior, settled);
+      if (made) signed = (await this.store.keepReceiptField(prior.id, "signed_receipt", made)) as JWSSignedReceipt;
+    }
+    const result: SettleResponse = { success: true, transaction: settled.transaction, network: settled.network as Network, payer: settled.payer };
+    return x402ReceiptHeaders(signed ? { ...result, extensions: receiptExtension(signed) } : result, stored.version);
+  }
+
+  private sign(prior: ClaimRow, settled: Settled): Promise<JWSSignedReceipt | null> {
+    return this.receipts ? this.receipts.sign(prior, settled) : Promise.resolve(null);
   }
 }

@@ -102,6 +102,22 @@ export class ClaimStore {
     return now.redeliveries >= max ? { ok: false, reason: "exhausted" } : { ok: false, reason: "expired" };
   }
 
+  /**
+   * Keeps `value` under `field` of a settled claim's receipt unless one is there already (a
+   * receipt made for a claim settled by reconciliation): the first kept is what every later
+   * redelivery carries. Returns the value kept.
+   */
+  async keepReceiptField(id: string, field: string, value: unknown): Promise<unknown> {
+    const [row] = await this.db
+      .update(claims)
+      .set({ receipt: sql`coalesce(${claims.receipt}, '{}'::jsonb) || jsonb_build_object(${field}::text, ${JSON.stringify(value)}::jsonb)`, updatedAt: sql`now()` })
+      .where(and(eq(claims.id, id), eq(claims.state, "settled"), sql`not coalesce(${claims.receipt} ? ${field}, false)`))
+      .returning({ receipt: claims.receipt });
+    if (row) return value;
+    const kept = await this.get(id);
+    return (kept?.receipt as Record<string, unknown> | null)?.[field] ?? value;
+  }
+
   /** Marks a claimed payment settled; false if it was not in the claimed state. */
   settled(id: string, transaction: string, receipt: unknown): Promise<boolean> {
     return this.leaveClaimed(id, { state: "settled", transaction, receipt, settledAt: sql`now()` });

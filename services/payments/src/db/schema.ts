@@ -1,3 +1,4 @@
+import type { Jwk } from "@board/proto";
 import { sql } from "drizzle-orm";
 import { index, integer, jsonb, pgSchema, text, timestamp, uuid } from "drizzle-orm/pg-core";
 
@@ -38,3 +39,23 @@ export const claims = payments.table(
   },
   (t) => [index("claims_state_claimed_at").on(t.state, t.claimedAt), index("claims_payer_payment_id").on(t.payer, t.paymentId)],
 );
+
+/**
+ * The keys that sign offers and receipts, shared by every payments replica. A key is
+ * published from its creation, signs from `signs_from` and is retired when its successor
+ * starts signing; its private half is erased then, and its public half stays published for
+ * good, so every receipt it signed can still be checked.
+ */
+export const receiptKeys = payments.table("receipt_keys", {
+  /** The RFC 7638 thumbprint of the public key (the fragment of its DID URL). */
+  kid: text("kid").primaryKey(),
+  publicJwk: jsonb("public_jwk").$type<Jwk>().notNull(),
+  /** The private JWK, AES-256-GCM under the key encryption key (base64 of iv | tag | ciphertext); null once retired. */
+  privateKeyEnc: text("private_key_enc"),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  signsFrom: timestamp("signs_from", { withTimezone: true }).notNull(),
+  /** The successor's signs_from; null while this is the newest key. */
+  retiredAt: timestamp("retired_at", { withTimezone: true }),
+});
+
+export type ReceiptKeyRow = typeof receiptKeys.$inferSelect;

@@ -1,10 +1,13 @@
 import { PAID_ROUTES, type Route } from "@board/proto";
 import { x402ResourceServer, type FacilitatorClient } from "@x402/core/server";
 import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
-import type { SignInChallengeReply } from "@board/proto";
+import type { McpTool, SignInChallengeReply } from "@board/proto";
 import { declarePaymentIdentifierExtension, PAYMENT_IDENTIFIER } from "@x402/extensions/payment-identifier";
 import { buildSIWxSchema, SIGN_IN_WITH_X } from "@x402/extensions/sign-in-with-x";
 import type { X402Rail } from "../rails/rail.js";
+import { BAZAAR_KEY, bazaarDeclaration } from "./bazaar.js";
+import { OFFER_RECEIPT } from "@x402/extensions/offer-receipt";
+import type { OfferReceipts } from "../receipts/offer-receipts.js";
 
 /** An offer in x402 v1's words (legacy x402-fetch 1.x reads these from the 402 body). */
 export interface OfferV1 {
@@ -49,6 +52,8 @@ export class OfferBook {
     private readonly maxTimeoutSeconds: number,
     private readonly signInChallenge: SignInChallenger,
     private readonly offered: (rail: X402Rail) => boolean = () => true,
+    /** Signs each offer (x402 offer-receipt); null when nothing is sold (no rail, no receipt keys). */
+    private readonly offerReceipts: OfferReceipts | null = null,
   ) {
     this.server = new x402ResourceServer(ours);
     for (const rail of rails) if (rail.server) this.server.register(rail.network, rail.server);
@@ -102,20 +107,24 @@ export class OfferBook {
 
   /**
    * The v2 PaymentRequired of a route (PAYMENT-REQUIRED header and the body's `v2`), declaring
-   * payment-identifier, and sign-in-with-x with a fresh challenge from identity. Without one (identity unreachable) the
-   * 402 still lets the client pay; it only lacks the sign-in offer.
+   * payment-identifier, bazaar discovery, and sign-in-with-x with a fresh challenge from identity. Without one (identity unreachable) the
+   * 402 still lets the client pay; it only lacks the sign-in offer. `tool`: the 402 answers this
+   * paid MCP tool's call, and bazaar declares the tool instead of the HTTP route.
    */
-  async paymentRequired(route: Route, resourceUrl: string, error?: string): Promise<PaymentRequired> {
+  async paymentRequired(route: Route, resourceUrl: string, error?: string, tool?: McpTool): Promise<PaymentRequired> {
     const [offers, challenge] = await Promise.all([this.offers(route), this.signInChallenge(resourceUrl)]);
     // payment-identifier, optional: a retry carrying the same id is delivered the read again (claims/redelivery.ts).
-    const extensions: Record<string, unknown> = { [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) };
+    // bazaar: how to call the route or tool and what it answers, built once per route and tool (x402/bazaar.ts).
+    const extensions: Record<string, unknown> = {
+      [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false),
+      [BAZAAR_KEY]: bazaarDeclaration(route, this.publicBaseUrl, tool),
+    };
     if (challenge) extensions[SIGN_IN_WITH_X] = { info: challenge.info, supportedChains: challenge.supportedChains, schema: buildSIWxSchema() };
-    return this.server.createPaymentRequiredResponse(
-      offers.map((o) => o.requirement),
-      { url: resourceUrl, description: route.summary, mimeType: "application/json" },
-      error,
-      extensions,
-    );
+    const requirements = offers.map((o) => o.requirement);
+    // offer-receipt: each accepts entry signed, for the route (queries are not part of what is sold).
+    if (this.offerReceipts && requirements.length > 0)
+      extensions[OFFER_RECEIPT] = { info: { version: 1, offers: await this.offerReceipts.signOffers(this.resourceUrl(route.path, ""), requirements) } };
+    return this.server.createPaymentRequiredResponse(requirements, { url: resourceUrl, description: route.summary, mimeType: "application/json" }, error, extensions);
   }
 
   /** The v1 dialect: only rails legacy clients know (Base, Solana), with v1 network names. */

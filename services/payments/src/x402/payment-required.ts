@@ -1,5 +1,7 @@
 import { PAID_ROUTES, type RequirementsReply, type Route } from "@board/proto";
 import { encodePaymentRequiredHeader } from "@x402/core/http";
+import { BusError } from "@board/service-kit";
+import { paidToolFor } from "./bazaar.js";
 import type { OfferBook } from "./offer-book.js";
 import { REFUSAL_ADVICE } from "./reasons.js";
 import type { ErrorCode } from "@board/proto";
@@ -21,11 +23,13 @@ export async function paymentRequired(
   book: OfferBook,
   mpp: MppChallenger | null,
   route: Route,
-  args: { path: string; query: string; error?: string | undefined; message?: string | undefined; problem?: boolean | undefined },
+  args: { path: string; query: string; error?: string | undefined; message?: string | undefined; problem?: boolean | undefined; tool?: string | undefined },
 ): Promise<RequirementsReply> {
+  const tool = args.tool === undefined ? undefined : paidToolFor(route, args.tool);
+  if (args.tool !== undefined && !tool) throw new BusError("invalid_request", 400, `${args.tool} is not a paid MCP tool that sells ${route.path}`);
   const resourceUrl = book.resourceUrl(args.path, args.query);
   const code = args.error ?? "payment_required";
-  const v2 = await book.paymentRequired(route, resourceUrl, code);
+  const v2 = await book.paymentRequired(route, resourceUrl, code, tool);
   const accepts = await book.v1Accepts(route, resourceUrl);
   const message = args.message ?? REFUSAL_ADVICE[code as ErrorCode] ?? REFUSAL_ADVICE.payment_required;
   const headers: Record<string, string> = { "PAYMENT-REQUIRED": encodePaymentRequiredHeader(v2) };

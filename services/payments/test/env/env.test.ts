@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { PaymentsEnv } from "../../src/env.js";
 
 const PAY_TO_BASE = `0x${"1".repeat(40)}`;
-const base = { PAY_TO_BASE, BASE_RPC_URL: "http://127.0.0.1:8545", BASE_FACILITATOR_KEY: `0x${"2".repeat(64)}` };
+const RECEIPT_SECRET = randomBytes(32).toString("base64url");
+const base = { PAY_TO_BASE, BASE_RPC_URL: "http://127.0.0.1:8545", BASE_FACILITATOR_KEY: `0x${"2".repeat(64)}`, RECEIPT_SECRET };
 const MESSAGE = "must be base64 or base64url text that decodes to at least 32 bytes";
 
 /** The configuration error's text, or null when `env` is accepted. */
@@ -65,5 +66,15 @@ describe("rail availability settings", () => {
   it("still fails fast on a malformed rail setting: only an unreachable backend is waited out", () => {
     expect(refusal({ ...base, CIRCLE_GATEWAY_URL: "not a url" })).toContain("CIRCLE_GATEWAY_URL: must be an http(s) URL");
     expect(refusal({ ...base, BASE_FACILITATOR_KEY: "0x12" })).toContain("BASE_FACILITATOR_KEY");
+  });
+});
+
+describe("RECEIPT_SECRET: required once anything is sold", () => {
+  it("a configured rail without it is refused, naming the variable and why; without a rail it may be absent", () => {
+    const { RECEIPT_SECRET: _secret, ...withoutSecret } = base;
+    expect(refusal(withoutSecret)).toContain("RECEIPT_SECRET: is required when a rail is configured");
+    expect(refusal({})).toBeNull();
+    expect(refusal({ ...base, RECEIPT_SECRET: "short" })).toContain("RECEIPT_SECRET: must be at least 32 characters");
+    expect(refusal({ ...base, RECEIPT_SECRET: "short" })).not.toMatch(/\bshort\b/);
   });
 });
