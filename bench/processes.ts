@@ -49,8 +49,11 @@ export class BenchProcesses {
   /** (Re)starts the payments process with `env` (rails, payTo, keys, verifier). */
   async startPayments(env: Record<string, string>): Promise<void> {
     await this.stopPayments();
-    await this.spawn("payments", env);
+    await this.spawn("payments", { RECEIPT_SECRET: this.receiptSecret, ...env });
   }
+
+  /** One per stack: a restarted payments opens the receipt keys it made. */
+  private readonly receiptSecret = randomBytes(32).toString("base64url");
 
   async stopPayments(): Promise<void> {
     await this.terminate("payments");

@@ -188,7 +188,7 @@ export function render(report: BenchReport): string {
     out.push("", table(["tier check, alone (sequential over the bus)", "calls", "p50 ms", "p99 ms", "mean ms"], report.checks.map((c) => [c.check, String(c.calls), fmt(c.latency.p50Ms, 3), fmt(c.latency.p99Ms, 3), fmt(c.latency.meanMs, 3)])));
   }
   if (report.recovery.length) {
-    out.push("", table(["signature recovery (one core)", "ops/s", "us/op", "wrong"], report.recovery.map((b) => [b.name, fmt(b.opsPerSecond, 0), fmt(b.usPerOp, 1), String(b.wrong)])));
+    out.push("", table(["signature recovery and receipt signing (one core)", "ops/s", "us/op", "wrong"], report.recovery.map((b) => [b.name, fmt(b.opsPerSecond, 0), fmt(b.usPerOp, 1), String(b.wrong)])));
   }
   out.push("");
   if (report.problems.length) out.push(`FAILED: ${report.problems.length} problem(s)`, ...report.problems.map((p) => `  - ${p}`));

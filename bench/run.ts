@@ -6,7 +6,7 @@ import type { Address, Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { helpText, parseBenchArgs, type RowId } from "./args.js";
 import { startBareServer, type BareBody, type BareServer } from "./ceiling.js";
-import { benchRecovery } from "./ecdsa.js";
+import { benchReceiptSigning, benchRecovery } from "./ecdsa.js";
 import { loadBenchEnv } from "./env.js";
 import { ChainThread } from "./chain.js";
 import { benchInfra, type BenchInfra } from "./infra.js";
@@ -59,7 +59,7 @@ async function main(): Promise<number> {
   // First, on a quiet process: the two signature recoveries alone.
   if (bench.want("recovery")) {
     log("signature recovery, one core ...");
-    report.recovery = await benchRecovery(args.recoverySeconds);
+    report.recovery = [...(await benchRecovery(args.recoverySeconds)), await benchReceiptSigning(args.recoverySeconds)];
     for (const b of report.recovery) if (b.wrong > 0) bench.problems.push(`${b.name}: ${b.wrong} recoveries gave a wrong address`);
   }
 
