@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
-import { SERVED_READS_STREAM } from "@board/proto";
+import { SERVED_READS_STREAM, type BusPrincipal } from "@board/proto";
 import { ensureSnapshotStream } from "@board/service-kit";
 import { deleteSnapshotStream, fixtureSnapshot, freePort, liveSnapshot, freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
 import { eip3009TokenAbi, type EvmChain } from "@board/test-chains/evm";
-import { connect, type NatsConnection } from "nats";
+import { connect, nkeyAuthenticator, type NatsConnection } from "nats";
 import { createPublicClient, createWalletClient, http, type Address, type Hash, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { expect } from "vitest";
@@ -28,6 +28,11 @@ export interface StackOptions {
   natsUrl?: string;
   /** The address the services reach Postgres at, from the fresh database's URL (a fault test's proxy in front of it). */
   databaseUrlFor?: (url: string) => string;
+  /**
+   * A bus with authorization on: each service's nkey seed (NATS_NKEY_SEED), and `admin`, the
+   * seed of the unrestricted user the test itself connects as (publishing boards, asking services).
+   */
+  natsSeeds?: Partial<Record<BusPrincipal | "admin", string>>;
 }
 
 /**
@@ -52,6 +57,7 @@ export class Stack {
 
   /** The bus the stack's services use (StackOptions.natsUrl, else the shared test NATS). */
   natsUrl = this.infra.natsUrl;
+  private natsSeeds: Partial<Record<BusPrincipal | "admin", string>> = {};
   /** The Postgres URL the services use (StackOptions.databaseUrlFor applied to the fresh database's). */
   databaseUrl = "";
 
@@ -59,9 +65,17 @@ export class Stack {
     return { NATS_URL: this.natsUrl, DATABASE_URL: this.databaseUrl, HEALTH_PORT: 0, LOG_LEVEL: "warn" };
   }
 
+  /** A service's bus credential, when the stack runs on a bus with authorization on. */
+  private seed(principal: BusPrincipal): { NATS_NKEY_SEED?: string } {
+    const seed = this.natsSeeds[principal];
+    return seed ? { NATS_NKEY_SEED: seed } : {};
+  }
+
   async start(opts: StackOptions = {}) {
     if (opts.natsUrl) this.natsUrl = opts.natsUrl;
-    this.nc = await connect({ servers: this.natsUrl });
+    if (opts.natsSeeds) this.natsSeeds = opts.natsSeeds;
+    const admin = this.natsSeeds.admin;
+    this.nc = await connect({ servers: this.natsUrl, ...(admin ? { authenticator: nkeyAuthenticator(new TextEncoder().encode(admin)) } : {}) });
     await deleteSnapshotStream(this.nc);
     await ensureSnapshotStream(this.nc);
     // Each file counts its own served reads: metering makes the stream again at start.
@@ -72,28 +86,28 @@ export class Stack {
     this.base = `http://127.0.0.1:${port}`;
     const clock = opts.now ? { now: opts.now } : {};
     this.metering = await startMetering(
-      MeteringEnv.parse({ ...this.common(), ANON_BURST_CAPACITY: "100000", ANON_BURST_PER_SECOND: "100000", ...opts.metering }),
+      MeteringEnv.parse({ ...this.common(), ...this.seed("metering"), ANON_BURST_CAPACITY: "100000", ANON_BURST_PER_SECOND: "100000", ...opts.metering }),
       clock,
     );
     this.identity = await startIdentity(
-      IdentityEnv.parse({ ...this.common(), IDENTITY_SECRET: this.identitySecret, PUBLIC_BASE_URL: this.base, ...opts.identity }),
+      IdentityEnv.parse({ ...this.common(), ...this.seed("identity"), IDENTITY_SECRET: this.identitySecret, PUBLIC_BASE_URL: this.base, ...opts.identity }),
       clock,
     );
     this.gateway = await startGateway(
-      GatewayEnv.parse({ NATS_URL: this.natsUrl, PORT: port, HOST: "127.0.0.1", HEALTH_PORT: 0, LOG_LEVEL: "warn", BUS_TIMEOUT_MS: 2000, PUBLIC_BASE_URL: this.base }),
+      GatewayEnv.parse({ NATS_URL: this.natsUrl, ...this.seed("gateway"), PORT: port, HOST: "127.0.0.1", HEALTH_PORT: 0, LOG_LEVEL: "warn", BUS_TIMEOUT_MS: 2000, PUBLIC_BASE_URL: this.base }),
       clock,
     );
   }
 
   async startBoard(opts: { now?: () => Date } = {}) {
-    this.board = await startBoard(BoardEnv.parse(this.common()), opts);
+    this.board = await startBoard(BoardEnv.parse({ ...this.common(), ...this.seed("board") }), opts);
     return this.board;
   }
 
   /** The payments service on this stack's bus and database, configured by `env` (rails, payTo, keys). */
   async startPayments(env: Record<string, string> = {}, opts: PaymentsOptions = {}) {
     this.payments = await startPayments(
-      PaymentsEnv.parse({ ...this.common(), PUBLIC_BASE_URL: this.base, RECEIPT_SECRET: this.receiptSecret, ...env }),
+      PaymentsEnv.parse({ ...this.common(), ...this.seed("payments"), PUBLIC_BASE_URL: this.base, RECEIPT_SECRET: this.receiptSecret, ...env }),
       opts,
     );
     return this.payments;

@@ -1,4 +1,4 @@
-import { connect, Events, DebugEvents, type NatsConnection } from "nats";
+import { connect, Events, DebugEvents, nkeyAuthenticator, type NatsConnection } from "nats";
 import type { Logger } from "./log.js";
 
 export type { NatsConnection };
@@ -9,9 +9,18 @@ export interface Bus {
   connected(): boolean;
 }
 
+export interface BusCredential {
+  /** The principal's nkey seed ("SU..."): it signs the server's challenge and never leaves this process. */
+  seed?: string | undefined;
+  /** Replies come only to this prefix, the one inbox the principal may subscribe to. */
+  inboxPrefix?: string | undefined;
+}
+
 /** Connects to NATS and keeps reconnecting for as long as the process lives. */
-export async function connectBus(url: string, name: string, log: Logger, opts: { asyncTraces?: boolean } = {}): Promise<Bus> {
+export async function connectBus(url: string, name: string, log: Logger, opts: { asyncTraces?: boolean } & BusCredential = {}): Promise<Bus> {
   const nc = await connect({
+    ...(opts.seed ? { authenticator: nkeyAuthenticator(new TextEncoder().encode(opts.seed)) } : {}),
+    ...(opts.inboxPrefix ? { inboxPrefix: opts.inboxPrefix } : {}),
     // Each request would otherwise build two Errors (stack captures) it throws away on success.
     noAsyncTraces: !opts.asyncTraces,
     servers: url.split(",").map((s) => s.trim()),

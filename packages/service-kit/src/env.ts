@@ -21,6 +21,15 @@ const port = z.coerce.number().int().min(0).max(65535);
 /** Settings every service shares. Defaults serve a developer's machine; production sets them all. */
 export const BaseEnv = z.object({
   NATS_URL: z.string().min(1).default("nats://127.0.0.1:4222"),
+  /**
+   * This service's nkey seed on the bus (docs/security.md): with it the service signs the
+   * server's challenge and gets its own permissions. Unset: it connects without a credential,
+   * which a bus with authorization on refuses.
+   */
+  NATS_NKEY_SEED: z
+    .string()
+    .regex(/^SU[A-Z2-7]{56}$/, "must be a user nkey seed (SU followed by 56 base32 characters)")
+    .optional(),
   /** Unset: an embedded PGlite database under DATA_DIR/<service>. */
   DATABASE_URL: z
     .string()

@@ -14,3 +14,4 @@ export * from "./jetstream.js";
 export * from "./telemetry.js";
 export * from "./trace-context.js";
 export * from "./stream-tracing.js";
+export * from "./bus-access.js";

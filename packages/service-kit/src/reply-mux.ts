@@ -21,7 +21,8 @@ export class ReplyMux {
   private next = 0;
 
   constructor(private readonly nc: NatsConnection) {
-    this.prefix = `${createInbox()}.`;
+    // The connection's own inbox prefix: with bus permissions it is the only inbox it may read.
+    this.prefix = `${createInbox((nc as { options?: { inboxPrefix?: string } }).options?.inboxPrefix)}.`;
     nc.subscribe(`${this.prefix}*`, { callback: (err, msg) => (err ? undefined : this.deliver(msg)) });
   }
 

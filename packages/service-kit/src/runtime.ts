@@ -1,9 +1,9 @@
-import type { ServiceName } from "@board/proto";
+import { inboxPrefixOf, type ServiceName } from "@board/proto";
 import type { Service } from "nats";
 import { instrumentBus } from "./bus-instruments.js";
 import { connectBus, type Bus } from "./bus.js";
 import { openDatabase, type OpenDatabase } from "./db.js";
-import type { BaseEnv } from "./env.js";
+import { databaseTimeouts, type BaseEnv } from "./env.js";
 import { startHealthServer, type HealthServer, type ReadinessCheck } from "./health.js";
 import { Lifecycle } from "./lifecycle.js";
 import { createLogger, logFormatOf, type Logger } from "./log.js";
@@ -54,7 +54,11 @@ export async function startRuntime<S extends Record<string, unknown> = Record<st
   // Query spans only when spans are exported: otherwise the pool is left as it is.
   const queryTracing = telemetry.mode === "export" ? { tracer: telemetry.tracer } : {};
   try {
-    const bus = await connectBus(opts.env.NATS_URL, `${opts.service}:${instance}`, log, { asyncTraces: opts.env.NATS_ASYNC_TRACES });
+    const bus = await connectBus(opts.env.NATS_URL, `${opts.service}:${instance}`, log, {
+      asyncTraces: opts.env.NATS_ASYNC_TRACES,
+      seed: opts.env.NATS_NKEY_SEED,
+      inboxPrefix: inboxPrefixOf(opts.service),
+    });
     instrumentBus(bus.nc, { tracer: telemetry.tracer, metrics, connected: bus.connected });
     lifecycle.onStop("bus", async () => {
       if (!bus.nc.isClosed()) await bus.nc.drain();
@@ -64,6 +68,7 @@ export async function startRuntime<S extends Record<string, unknown> = Record<st
           service: opts.service,
           url: opts.env.DATABASE_URL,
           dataDir: opts.env.DATA_DIR,
+          timeouts: databaseTimeouts(opts.env, opts.service),
           log,
           ...queryTracing,
           ...(opts.database.migrationsFolder ? { migrationsFolder: opts.database.migrationsFolder } : {}),

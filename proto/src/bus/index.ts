@@ -6,3 +6,4 @@ export * from "./payments.js";
 export * from "./identity.js";
 export * from "./metering.js";
 export * from "./view-body.js";
+export * from "./access.js";

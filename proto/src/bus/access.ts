@@ -1,0 +1,126 @@
+import { boardRead, SNAPSHOT_STREAM, SNAPSHOT_SUBJECT } from "./board.js";
+import { SERVICE_NAMES, type BusEndpoint, type ServiceName } from "./endpoint.js";
+import { pingEndpoint } from "./ping.js";
+import {
+  identityFreeKey,
+  identityJwks,
+  identityLicenseCancel,
+  identityLicenseIssue,
+  identityLicenseList,
+  identityLicenseRenew,
+  identityResolve,
+  identitySignInChallenge,
+  identitySignInVerify,
+  identityToken,
+} from "./identity.js";
+import { meteringConsume, meteringReadsServed, meteringRefund, READS_SERVED_EVENT_SUBJECT, SERVED_READ_SUBJECT, SERVED_READS_STREAM } from "./metering.js";
+import {
+  PAYMENT_RAILS_EVENT_SUBJECT,
+  paymentsCatalogue,
+  paymentsClaim,
+  paymentsDidDocument,
+  paymentsRelease,
+  paymentsRequirements,
+  paymentsSettle,
+  paymentsStatus,
+  SETTLEMENT_EVENT_SUBJECT,
+} from "./payments.js";
+
+/**
+ * Who connects to the bus: each service with its own credential, and the operator (the
+ * licence CLI), the only one that may issue, list, cancel or renew licences.
+ */
+export type BusPrincipal = ServiceName | "operator";
+export const BUS_PRINCIPALS: readonly BusPrincipal[] = ["gateway", "identity", "metering", "payments", "board", "scanner-ingest", "operator"];
+
+/** A JetStream stream a principal uses: `manage` creates and updates it; `consume` reads it through a durable consumer. */
+export interface StreamUse {
+  stream: string;
+  manage?: boolean;
+  consume?: boolean;
+  /** Reads single messages by subject (Direct Get / STREAM.MSG.GET). */
+  get?: boolean;
+}
+
+/**
+ * What a principal does on the bus beyond serving its own endpoints (every service serves
+ * `<service>.v1.*`, answers the NATS services API, and replies to what it receives): the
+ * endpoints it calls, the plain subjects it publishes and subscribes to, and its streams.
+ */
+export interface BusGrant {
+  calls: readonly BusEndpoint[];
+  publishes: readonly string[];
+  subscribes: readonly string[];
+  streams: readonly StreamUse[];
+  /** Serves `<service>.v1.*` (the operator serves nothing). */
+  serves: boolean;
+}
+
+const LICENCE_ENDPOINTS = [identityLicenseIssue, identityLicenseList, identityLicenseCancel, identityLicenseRenew];
+
+/**
+ * Least privilege, per principal. A change to who calls what is a change here, and the bus
+ * refuses anything else (see the bus-auth tests): the gateway, the internet-facing pod, can
+ * read the board, ask identity to resolve credentials, meter and pay, and nothing more.
+ */
+export const BUS_GRANTS: Readonly<Record<BusPrincipal, BusGrant>> = {
+  gateway: {
+    calls: [
+      boardRead,
+      identityResolve,
+      identityFreeKey,
+      identitySignInChallenge,
+      identitySignInVerify,
+      identityToken,
+      identityJwks,
+      meteringConsume,
+      meteringRefund,
+      paymentsRequirements,
+      paymentsClaim,
+      paymentsSettle,
+      paymentsRelease,
+      paymentsCatalogue,
+      paymentsStatus,
+      paymentsDidDocument,
+    ],
+    // Served reads go to metering's stream: a plain publish to its subject, acknowledged to the inbox.
+    publishes: [SERVED_READ_SUBJECT],
+    subscribes: [],
+    streams: [],
+    serves: true,
+  },
+  identity: { calls: [], publishes: [], subscribes: [], streams: [], serves: true },
+  metering: {
+    calls: [],
+    publishes: [READS_SERVED_EVENT_SUBJECT],
+    subscribes: [],
+    streams: [{ stream: SERVED_READS_STREAM, manage: true, consume: true }],
+    serves: true,
+  },
+  payments: {
+    calls: [identitySignInChallenge],
+    publishes: [SETTLEMENT_EVENT_SUBJECT, PAYMENT_RAILS_EVENT_SUBJECT],
+    subscribes: [],
+    streams: [],
+    serves: true,
+  },
+  board: {
+    calls: [meteringReadsServed, paymentsStatus],
+    publishes: [],
+    subscribes: [SETTLEMENT_EVENT_SUBJECT, READS_SERVED_EVENT_SUBJECT, PAYMENT_RAILS_EVENT_SUBJECT],
+    streams: [{ stream: SNAPSHOT_STREAM, manage: true, consume: true }],
+    serves: true,
+  },
+  "scanner-ingest": {
+    calls: [],
+    publishes: [SNAPSHOT_SUBJECT],
+    subscribes: [],
+    streams: [{ stream: SNAPSHOT_STREAM, manage: true, get: true }],
+    serves: true,
+  },
+  // The operator also pings every service (the launcher's readiness wait, a health check by hand).
+  operator: { calls: [...LICENCE_ENDPOINTS, ...SERVICE_NAMES.map(pingEndpoint)], publishes: [], subscribes: [], streams: [], serves: false },
+};
+
+/** The inbox prefix of a principal's connection: replies to it come only there, and only it may subscribe there. */
+export const inboxPrefixOf = (principal: BusPrincipal): string => `_INBOX_${principal.replace(/-/g, "_")}`;

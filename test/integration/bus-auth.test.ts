@@ -1,0 +1,182 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { BUS_PRINCIPALS, identityLicenseIssue, identityLicenseList, inboxPrefixOf, pingEndpoint, SERVICE_NAMES, type BusPrincipal } from "@board/proto";
+import { request, renderAuthorization } from "@board/service-kit";
+import { freePort } from "@board/service-kit/testing";
+import { startEvmChain, type EvmChain } from "@board/test-chains/evm";
+import { x402Client } from "@x402/core/client";
+import { ExactEvmScheme } from "@x402/evm/exact/client";
+import { wrapFetchWithPayment } from "@x402/fetch";
+import { connect, nkeyAuthenticator, nkeys, type NatsConnection } from "nats";
+import type { Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ScannerEnv } from "../../services/scanner-ingest/src/env.js";
+import { startScanner, type ScannerService } from "../../services/scanner-ingest/src/start.js";
+import { Stack } from "./harness.js";
+
+const NATS_SERVER = "/usr/sbin/nats-server";
+const dir = mkdtempSync(path.join(tmpdir(), "bus-auth-"));
+let server: ChildProcess | null = null;
+/** Everything nats-server wrote: it logs each permission violation with the client's name. */
+let serverLog = "";
+let url = "";
+let chain: EvmChain;
+const stack = new Stack();
+const opened: NatsConnection[] = [];
+let scanner: ScannerService | null = null;
+
+/** A fresh user nkey per principal, and the test's own unrestricted user. */
+const keys = Object.fromEntries([...BUS_PRINCIPALS, "admin"].map((p) => [p, nkeys.createUser()])) as Record<BusPrincipal | "admin", ReturnType<typeof nkeys.createUser>>;
+const seedOf = (p: BusPrincipal | "admin") => new TextDecoder().decode(keys[p].getSeed());
+const publicOf = (p: BusPrincipal | "admin") => keys[p].getPublicKey();
+
+const portAnswers = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const s = net.connect(port, "127.0.0.1", () => (s.destroy(), resolve(true)));
+    s.on("error", () => resolve(false));
+  });
+
+/** A private nats-server with authorization on, configured by the same renderer deployments use. */
+async function authorizedNats(): Promise<string> {
+  const port = await freePort();
+  const conf = path.join(dir, "nats.conf");
+  const authorization = renderAuthorization(
+    BUS_PRINCIPALS.map((principal) => ({ principal, nkey: publicOf(principal) })),
+    publicOf("admin"),
+  );
+  writeFileSync(conf, `listen: "127.0.0.1:${port}"\njetstream { store_dir: "${path.join(dir, "js")}" }\ninclude "./authorization.conf"\n`);
+  writeFileSync(path.join(dir, "authorization.conf"), authorization);
+  server = spawn(NATS_SERVER, ["-c", conf], { stdio: ["ignore", "ignore", "pipe"] });
+  server.stderr?.on("data", (d: Buffer) => (serverLog += d.toString()));
+  const stderr = () => serverLog.slice(-2000);
+  const deadline = Date.now() + 10_000;
+  while (!(await portAnswers(port))) {
+    if (server.exitCode !== null) throw new Error(`nats-server exited: ${stderr()}`);
+    if (Date.now() > deadline) throw new Error(`nats-server did not listen: ${stderr()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return `nats://127.0.0.1:${port}`;
+}
+
+async function as(principal: BusPrincipal | "admin"): Promise<NatsConnection> {
+  const nc = await connect({
+    servers: url,
+    authenticator: nkeyAuthenticator(keys[principal].getSeed()),
+    ...(principal === "admin" ? {} : { inboxPrefix: inboxPrefixOf(principal) }),
+  });
+  opened.push(nc);
+  return nc;
+}
+
+/** The server's permission violations a connection reports, as "<operation> <subject>" (publish, subscription). */
+function violations(nc: NatsConnection): string[] {
+  const seen: string[] = [];
+  void (async () => {
+    for await (const s of nc.status()) {
+      const ctx = (s as { permissionContext?: { operation: string; subject: string } }).permissionContext;
+      if (s.type === "error" && ctx) seen.push(`${ctx.operation} ${ctx.subject}`);
+    }
+  })();
+  return seen;
+}
+
+const until = async (cond: () => boolean, ms = 5000) => {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 25));
+  }
+};
+
+beforeAll(async () => {
+  url = await authorizedNats();
+  chain = await startEvmChain({ accounts: 3 });
+  const natsSeeds = Object.fromEntries([...SERVICE_NAMES, "admin" as const].map((p) => [p, seedOf(p)]));
+  await stack.start({ natsUrl: url, natsSeeds });
+  await stack.startBoard();
+  await stack.publishTwoDays();
+  await stack.startPayments({ PAY_TO_BASE: privateKeyToAccount(generatePrivateKey()).address, BASE_RPC_URL: chain.rpcUrl, BASE_FACILITATOR_KEY: chain.accounts[0] as Hex });
+  await stack.untilServing();
+  // The scanner too, on its own credential: it reads its last snapshot (Direct Get) and publishes to the stream.
+  scanner = await startScanner(ScannerEnv.parse({ NATS_URL: url, NATS_NKEY_SEED: seedOf("scanner-ingest"), HEALTH_PORT: 0, LOG_LEVEL: "warn" }));
+  await scanner.ready;
+}, 120_000);
+afterAll(async () => {
+  for (const nc of opened) await nc.close().catch(() => undefined);
+  await scanner?.stop();
+  await stack.stop();
+  await chain?.stop();
+  server?.kill("SIGTERM");
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("the bus with authorization on (nkeys, permissions from proto's BUS_GRANTS)", () => {
+  it("a connection without a credential, or with a key the server does not know, is refused", async () => {
+    await expect(connect({ servers: url, reconnect: false })).rejects.toThrow(/Authorization Violation/i);
+    const stranger = nkeys.createUser();
+    await expect(connect({ servers: url, reconnect: false, authenticator: nkeyAuthenticator(stranger.getSeed()) })).rejects.toThrow(/Authorization Violation/i);
+  });
+
+  it("the gateway's credential cannot issue a licence: the publish is refused by the server and identity never sees it", async () => {
+    const nc = await as("gateway");
+    const errors = violations(nc);
+    await expect(
+      request(nc, identityLicenseIssue, { kind: "scanner", holder: "impostor", period: "monthly" }, { timeoutMs: 500 }),
+    ).rejects.toThrow();
+    await until(() => errors.includes("publish identity.v1.license_issue"));
+    const operator = await as("operator");
+    const listed = await request(operator, identityLicenseList, {}, { timeoutMs: 2000 });
+    expect(JSON.stringify(listed)).not.toContain("impostor");
+  });
+
+  it("the gateway's credential cannot subscribe to payments.v1.> (no answering as payments, no reading its requests)", async () => {
+    const nc = await as("gateway");
+    const errors = violations(nc);
+    const closed: unknown[] = [];
+    nc.subscribe("payments.v1.>", { callback: (err) => err && closed.push(err) });
+    await nc.flush();
+    await until(() => errors.includes("subscription payments.v1.>") && closed.length === 1);
+    // Nor another service's inbox: replies to payments are payments' alone.
+    nc.subscribe(`${inboxPrefixOf("payments")}.>`, { callback: () => undefined });
+    await nc.flush();
+    await until(() => errors.includes(`subscription ${inboxPrefixOf("payments")}.>`));
+  });
+
+  it("the operator's credential issues a licence; it serves nothing and reads no service's requests", async () => {
+    const nc = await as("operator");
+    const errors = violations(nc);
+    const issued = await request(nc, identityLicenseIssue, { kind: "scanner", holder: "bus-auth test", period: "monthly" }, { timeoutMs: 2000 });
+    expect(issued).toMatchObject({ license: { kind: "scanner", holder: "bus-auth test" } });
+    for (const s of SERVICE_NAMES) expect(await request(nc, pingEndpoint(s), {}, { timeoutMs: 2000 })).toMatchObject({ service: s });
+    nc.subscribe("board.v1.>", { callback: () => undefined });
+    await nc.flush();
+    await until(() => errors.includes("subscription board.v1.>"));
+  });
+
+  it("every service runs on its own credential: free reads, a paid read settled on chain and a licensed read are served", async () => {
+    expect((await fetch(`${stack.base}/api/board/free`)).status).toBe(200);
+    const account = privateKeyToAccount(generatePrivateKey());
+    await chain.mint(account.address, 1_000_000n);
+    const pay = wrapFetchWithPayment(fetch, new x402Client().register("eip155:*", new ExactEvmScheme(account)));
+    const paid = await pay(`${stack.base}/api/board/regime`);
+    expect(paid.status).toBe(200);
+    expect(paid.headers.get("payment-response")).toBeTruthy();
+    const operator = await as("operator");
+    const licence = (await request(operator, identityLicenseIssue, { kind: "scanner", holder: "bus-auth reader", period: "monthly" }, { timeoutMs: 2000 })) as { key: string };
+    const licensed = await fetch(`${stack.base}/api/board/regime`, { headers: { "X-License-Key": licence.key } });
+    expect(licensed.status).toBe(200);
+    const status = (await (await fetch(`${stack.base}/api/board/status`)).json()) as Record<string, unknown>;
+    expect(status).toMatchObject({ payments: expect.anything() });
+  });
+
+  it("no service met a permission violation while serving: the server logged only this file's deliberate attempts", () => {
+    const lines = serverLog.split("\n").filter((l) => /Violation/i.test(l));
+    expect(lines.length).toBeGreaterThan(0);
+    // Services connect named "<service>:<instance>" (the server logs "<client version>:<name>"); this file's own connections are unnamed.
+    for (const line of lines) expect(line).toMatch(/ - "v[\d.]+:nats\.js" - /);
+  });
+});
