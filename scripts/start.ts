@@ -8,9 +8,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { SERVICE_NAMES, pingEndpoint, type ServiceName } from "@board/proto";
-import { connect } from "nats";
-import { inheritedEnv, launcherEnv } from "./launcher/env.js";
+import { inboxPrefixOf, SERVICE_NAMES, pingEndpoint, type BusPrincipal, type ServiceName } from "@board/proto";
+import { connect, nkeyAuthenticator } from "nats";
+import { givenBusSeeds, inheritedEnv, launcherEnv } from "./launcher/env.js";
 import { bundleServices } from "./launcher/bundles.js";
 import { startEmbeddedDatabase } from "./launcher/database.js";
 import { RAIL_VARIABLES, type DevChains } from "./launcher/rails.js";
@@ -55,8 +55,8 @@ async function main() {
   const wantChains = railsConfigured.length === 0 && env.DEV_CHAINS === "auto";
 
   // The bus, the database, the services' bundles and the chains do not wait for each other.
-  const natsReady = (async () => {
-    if (env.NATS_URL) return env.NATS_URL;
+  const natsReady = (async (): Promise<Bus> => {
+    if (env.NATS_URL) return { url: env.NATS_URL, seeds: givenBusSeeds(env) };
     const bin = findNatsServer();
     if (!bin) {
       process.stderr.write(`${NO_NATS_MESSAGE}\n`);
@@ -65,7 +65,8 @@ async function main() {
     const nats = await spawnNats(bin, env.DATA_DIR);
     children.push({ name: "nats-server", child: nats.child });
     say(`started nats-server with JetStream at ${nats.url} (data in ${path.join(env.DATA_DIR, "nats")})`);
-    return nats.url;
+    say(`the bus has authorization on: each service has its own nkey (${path.relative(root, path.dirname(nats.operatorSeedFile))}); licences: NATS_URL=${nats.url} NATS_NKEY_SEED_FILE=${path.relative(root, nats.operatorSeedFile)} npm run license -- list`);
+    return { url: nats.url, seeds: nats.seeds };
   })();
   const databaseReady = (async () => {
     if (env.DATABASE_URL) {
@@ -104,7 +105,8 @@ async function main() {
 
   // Awaited below; until then a failure must not surface as an unhandled rejection.
   for (const later of [databaseReady, chainsReady]) later.catch(() => undefined);
-  const [natsUrl, bundles] = await Promise.all([natsReady, bundlesReady]);
+  const [bus, bundles] = await Promise.all([natsReady, bundlesReady]);
+  const natsUrl = bus.url;
   const spawnService = (name: (typeof SERVICE_NAMES)[number], extra: Record<string, string> = {}) => {
     const i = SERVICE_NAMES.indexOf(name);
     // A 1 MB young generation: the services allocate little per request, and the default 16 MB
@@ -118,6 +120,7 @@ async function main() {
         ...inheritedEnv(),
         IDENTITY_SECRET: identitySecret,
         NATS_URL: natsUrl,
+        ...(bus.seeds[name] ? { NATS_NKEY_SEED: bus.seeds[name] } : {}),
         DATA_DIR: dataDir,
         PORT: String(env.PORT),
         PUBLIC_BASE_URL: publicBaseUrl,
@@ -141,13 +144,19 @@ async function main() {
   for (const name of ["board", "metering", "identity"] as const) spawnService(name, { DATABASE_URL: databaseUrl });
   const dev = await chainsReady;
   spawnService("payments", { DATABASE_URL: databaseUrl, RECEIPT_SECRET: receiptSecret, ...dev?.env });
-  await waitForPings(natsUrl, env.START_TIMEOUT_SECONDS * 1000, ["board"]);
+  await waitForPings(bus, env.START_TIMEOUT_SECONDS * 1000, ["board"]);
   spawnService("scanner-ingest");
 
-  await waitForPings(natsUrl, env.START_TIMEOUT_SECONDS * 1000);
+  await waitForPings(bus, env.START_TIMEOUT_SECONDS * 1000);
   say(`all ${SERVICE_NAMES.length} services ready in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   say(`stack ready: http://127.0.0.1:${env.PORT}/api/board/free`);
   if (dev) say("buy a read: npm run buy -- /api/board/regime   (rails: --rail base|solana|algorand|batched|mpp)");
+}
+
+/** The bus the services connect to, and the credential of each principal (none: a bus without authorization). */
+interface Bus {
+  url: string;
+  seeds: Partial<Record<BusPrincipal, string>>;
 }
 
 /** Loud, so nobody mistakes the development chains for real payments. */
@@ -167,8 +176,14 @@ function announceDevelopment(walletsFile: string, seconds: number) {
 }
 
 /** Every service answers its ping on the bus: it is connected, registered and serving. */
-async function waitForPings(natsUrl: string, timeoutMs: number, services: readonly ServiceName[] = SERVICE_NAMES) {
-  const nc = await connect({ servers: natsUrl, waitOnFirstConnect: true });
+async function waitForPings(bus: Bus, timeoutMs: number, services: readonly ServiceName[] = SERVICE_NAMES) {
+  // As the operator: the one principal allowed to ping every service.
+  const operator = bus.seeds.operator;
+  const nc = await connect({
+    servers: bus.url,
+    waitOnFirstConnect: true,
+    ...(operator ? { authenticator: nkeyAuthenticator(new TextEncoder().encode(operator)), inboxPrefix: inboxPrefixOf("operator") } : {}),
+  });
   const deadline = Date.now() + timeoutMs;
   try {
     for (const name of services) {

@@ -1,8 +1,15 @@
+import { BUS_PRINCIPALS, type BusPrincipal } from "@board/proto";
 import { z } from "zod";
+
+const nkeySeed = z.string().regex(/^SU[A-Z2-7]{56}$/, "must be a user nkey seed (SU...)").optional();
+/** NATS_NKEY_SEED_GATEWAY, ..., NATS_NKEY_SEED_SCANNER_INGEST, NATS_NKEY_SEED_OPERATOR. */
+const seedVariable = (principal: BusPrincipal) => `NATS_NKEY_SEED_${principal.toUpperCase().replace(/-/g, "_")}`;
 
 /** What `npm start` reads: every other setting passes through to the services unchanged. */
 export const LauncherEnv = z.object({
   NATS_URL: z.string().min(1).optional(),
+  /** With NATS_URL: each principal's credential on that bus (NATS_NKEY_SEED_<PRINCIPAL>); without it the launcher makes its own. */
+  ...Object.fromEntries(BUS_PRINCIPALS.map((p) => [seedVariable(p), nkeySeed])),
   DATABASE_URL: z.string().min(1).optional(),
   DATA_DIR: z.string().min(1).default(".data"),
   /** Passed to identity; when unset, a secret generated once for this machine (see launcher/secrets.ts). */
@@ -30,5 +37,15 @@ export const LauncherEnv = z.object({
 export type LauncherEnv = z.infer<typeof LauncherEnv>;
 
 export const launcherEnv = () => LauncherEnv.parse(process.env);
-/** The environment the services inherit. */
-export const inheritedEnv = (): Record<string, string | undefined> => ({ ...process.env });
+
+/** The seeds given for a bus named by NATS_URL, per principal. */
+export function givenBusSeeds(env: LauncherEnv): Partial<Record<BusPrincipal, string>> {
+  const vars = env as Record<string, unknown>;
+  const seeds: Partial<Record<BusPrincipal, string>> = {};
+  for (const p of BUS_PRINCIPALS) if (typeof vars[seedVariable(p)] === "string") seeds[p] = vars[seedVariable(p)] as string;
+  return seeds;
+}
+
+/** The environment the services inherit: never another principal's bus credential (each gets its own as NATS_NKEY_SEED). */
+export const inheritedEnv = (): Record<string, string | undefined> =>
+  Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith("NATS_NKEY_SEED")));

@@ -2,10 +2,16 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
+import { BUS_PRINCIPALS, type BusPrincipal } from "@board/proto";
+import { createBusKey, publicKeyOfSeed, renderNatsServerConfig } from "@board/service-kit/bus-access";
 
 export interface SpawnedNats {
   url: string;
   child: ChildProcess;
+  /** Each principal's nkey seed (services, and the operator: the licence CLI and the readiness wait). */
+  seeds: Record<BusPrincipal, string>;
+  /** Where the operator's seed is kept, for the licence CLI (NATS_NKEY_SEED_FILE). */
+  operatorSeedFile: string;
 }
 
 /** The nats-server binary on PATH, or null. */
@@ -21,12 +27,21 @@ export const NO_NATS_MESSAGE =
   "  or install nats-server (Debian: apt-get install nats-server; others: https://github.com/nats-io/nats-server/releases)\n" +
   "  and run npm start again.";
 
-/** Starts a private nats-server with JetStream, its data under dataDir/nats, on a free local port. */
+/**
+ * Starts a private nats-server with JetStream, its data under dataDir/nats, on a free local
+ * port, with authorization on as in every deployment: each principal connects with its own
+ * nkey and may do only what proto's BUS_GRANTS allows. The seeds are made once per data
+ * directory (dataDir/nats/auth, mode 0700, each file 0600) and never printed.
+ */
 export async function spawnNats(bin: string, dataDir: string): Promise<SpawnedNats> {
   const port = await freePort();
-  const storeDir = path.resolve(dataDir, "nats");
-  fs.mkdirSync(storeDir, { recursive: true });
-  const child = spawn(bin, ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", storeDir], { stdio: ["ignore", "ignore", "pipe"] });
+  const natsDir = path.resolve(dataDir, "nats");
+  fs.mkdirSync(natsDir, { recursive: true });
+  const { seeds, operatorSeedFile } = localBusSeeds(path.join(natsDir, "auth"));
+  const conf = path.join(natsDir, "nats-server.conf");
+  const users = BUS_PRINCIPALS.map((principal) => ({ principal, nkey: publicKeyOfSeed(seeds[principal]) }));
+  fs.writeFileSync(conf, renderNatsServerConfig({ host: "127.0.0.1", port, storeDir: natsDir, users }), { mode: 0o600 });
+  const child = spawn(bin, ["-c", conf], { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr?.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
   const deadline = Date.now() + 10_000;
@@ -35,7 +50,25 @@ export async function spawnNats(bin: string, dataDir: string): Promise<SpawnedNa
     if (Date.now() > deadline) throw new Error("nats-server did not start within 10 s");
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { url: `nats://127.0.0.1:${port}`, child };
+  return { url: `nats://127.0.0.1:${port}`, child, seeds, operatorSeedFile };
+}
+
+/** Each principal's seed from dir (`<principal>.nk`), made on first use; never printed. */
+export function localBusSeeds(dir: string): { seeds: Record<BusPrincipal, string>; operatorSeedFile: string } {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const seeds = {} as Record<BusPrincipal, string>;
+  for (const principal of BUS_PRINCIPALS) {
+    const file = path.join(dir, `${principal}.nk`);
+    try {
+      seeds[principal] = fs.readFileSync(file, "utf8").trim();
+      continue;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ENOENT") throw err;
+    }
+    seeds[principal] = createBusKey().seed;
+    fs.writeFileSync(file, `${seeds[principal]}\n`, { mode: 0o600, flag: "wx" });
+  }
+  return { seeds, operatorSeedFile: path.join(dir, "operator.nk") };
 }
 
 export function freePort(): Promise<number> {

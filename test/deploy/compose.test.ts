@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { createBusKey } from "@board/service-kit/bus-access";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { toolEnv } from "./env.js";
 import { configIssues, ENV_SCHEMAS, SECRET_VARIABLE } from "./env-schemas.js";
@@ -10,8 +11,10 @@ import { arr, DATABASE_SERVICES, isObj, obj, parseEnvFile, parseYamlStream, root
 const PLACEHOLDER = "CHANGE_ME";
 const example = readFileSync(path.join(root, ".env.example"), "utf8");
 
-/** .env.example with every active placeholder replaced, as an operator fills it. */
-const filled = example.replace(new RegExp(`^([A-Z_]+)=${PLACEHOLDER}$`, "gm"), (_, name: string) => `${name}=${randomBytes(24).toString("hex")}`);
+/** .env.example with every active placeholder replaced, as an operator fills it (the bus's seeds as npm run bus-credentials makes them). */
+const filled = example.replace(new RegExp(`^([A-Z_]+)=${PLACEHOLDER}$`, "gm"), (_, name: string) =>
+  name.startsWith("NATS_NKEY_SEED_") ? `${name}=${createBusKey().seed}` : `${name}=${randomBytes(24).toString("hex")}`,
+);
 
 let work: string;
 beforeAll(() => {
@@ -118,17 +121,19 @@ describe("docker-compose.yml", () => {
     expect(issues).toEqual([]);
   });
 
-  test("with only the two required secrets in .env, compose's own defaults parse too", () => {
-    const secretsOnly = `POSTGRES_PASSWORD=${randomBytes(16).toString("hex")}\nIDENTITY_SECRET=${randomBytes(24).toString("hex")}\n`;
+  test("with only the required secrets in .env (Postgres, identity, the bus), compose's own defaults parse too", () => {
+    const busLines = [...SERVICES.map((s) => `NATS_NKEY_SEED_${s.toUpperCase().replace(/-/g, "_")}=${createBusKey().seed}`), "BUS_AUTHORIZATION=./bus/authorization.conf"];
+    const secretsOnly = `POSTGRES_PASSWORD=${randomBytes(16).toString("hex")}\nIDENTITY_SECRET=${randomBytes(24).toString("hex")}\n${busLines.join("\n")}\n`;
     const services = resolvedServices(secretsOnly);
     const issues = SERVICES.flatMap((name) => configIssues(name, environmentOf(obj(services[name], name))));
     expect(issues).toEqual([]);
   });
 
-  test("the placeholders stop the stack: identity and postgres refuse .env.example as it is", () => {
+  test("the placeholders stop the stack: every service, identity and postgres refuse .env.example as it is", () => {
     const services = resolvedServices(example);
     const issues = SERVICES.flatMap((name) => configIssues(name, environmentOf(obj(services[name], name))));
-    expect(issues).toEqual([expect.stringMatching(/^identity: IDENTITY_SECRET: /)]);
+    expect(issues.filter((i) => !/^[a-z-]+: NATS_NKEY_SEED: /.test(i))).toEqual([expect.stringMatching(/^identity: IDENTITY_SECRET: /)]);
+    expect(issues.filter((i) => /^[a-z-]+: NATS_NKEY_SEED: /.test(i)).map((i) => i.split(":")[0]).sort()).toEqual([...SERVICES].sort());
     // Postgres has no env.ts: its entrypoint refuses the placeholder before initdb.
     const entrypoint = arr(obj(services.postgres, "postgres").entrypoint, "entrypoint").map(String).join(" ");
     expect(entrypoint).toContain(`case "$$POSTGRES_PASSWORD" in ${PLACEHOLDER}*)`);
@@ -153,10 +158,12 @@ describe(".env.example", () => {
     const accepted: string[] = [];
     for (const [name, value] of placeholders) {
       if (name === "POSTGRES_PASSWORD") continue; // refused by the postgres entrypoint (above)
-      const readers = SERVICES.filter((s) => name in ENV_SCHEMAS[s].shape);
+      // NATS_NKEY_SEED_<SERVICE> is that service's NATS_NKEY_SEED (docker-compose.yml).
+      const seedOf = SERVICES.find((s) => name === `NATS_NKEY_SEED_${s.toUpperCase().replace(/-/g, "_")}`);
+      const readers = seedOf ? [seedOf] : SERVICES.filter((s) => name in ENV_SCHEMAS[s].shape);
       if (readers.length === 0) accepted.push(`${name}: read by no service`);
       for (const s of readers) {
-        const field = ENV_SCHEMAS[s].shape[name];
+        const field = ENV_SCHEMAS[s].shape[seedOf ? "NATS_NKEY_SEED" : name];
         if (field?.safeParse(value).success !== false) accepted.push(`${s} accepts ${name}=${value}`);
       }
     }

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, test } from "vitest";
 import { configIssues, SECRET_STAND_INS, SECRET_VARIABLE } from "./env-schemas.js";
 import {
   allowsPod,
+  checkCertificate,
   containers,
   idOf,
   kindOf,
@@ -40,6 +41,7 @@ function deploymentOf(objects: Obj[], service: ServiceName): Obj {
 
 /** CRDs have no kubernetes-models class: their required fields, checked by hand. */
 function checkCustomResource(o: Obj): string[] {
+  if (kindOf(o) === "cert-manager.io/v1/Certificate") return checkCertificate(o);
   if (kindOf(o) !== "postgresql.cnpg.io/v1/Cluster") return [`${idOf(o)}: ${kindOf(o)} is neither a built-in kind with a model nor a known CRD`];
   const problems: string[] = [];
   const spec = isObj(o.spec) ? o.spec : {};
@@ -346,6 +348,29 @@ describe.each(OVERLAYS)("kustomize overlay %s", (overlay) => {
     const natsUrl = new URL(str(obj(common?.data, "board-common").NATS_URL, "NATS_URL"));
     const client = named(objects(), "Service", natsUrl.hostname);
     expect(arr(obj(client?.spec, "client service").ports, "ports").map((p) => obj(p, "port").port)).toContain(Number(natsUrl.port));
+  });
+
+  test("the bus has authorization on: NATS includes the authorization Secret; each service connects with its own seed", () => {
+    const sts = named(objects(), "StatefulSet", "nats");
+    const { spec: pod } = podTemplate(sts ?? {});
+    const c = obj(arr(pod.containers, "containers")[0], "nats container");
+    const mounts = arr(c.volumeMounts, "mounts").map((m) => obj(m, "mount"));
+    const volumes = arr(pod.volumes, "volumes").map((v) => obj(v, "volume"));
+    const configDir = str(mounts.find((m) => m.name === "config")?.mountPath, "config mount");
+    const authMount = mounts.find((m) => m.name === "authorization");
+    expect(authMount).toMatchObject({ mountPath: `${configDir}/auth`, readOnly: true });
+    expect(volumes.find((v) => v.name === "authorization")).toMatchObject({ secret: { secretName: "nats-authorization" } });
+    const configMap = named(objects(), "ConfigMap", str(obj(volumes.find((v) => v.name === "config")?.configMap, "configMap").name, "configMap name"));
+    expect(str(obj(configMap?.data, "nats config")["nats.conf"], "nats.conf")).toMatch(/^include "\.\/auth\/authorization\.conf"$/m);
+    const problems: string[] = [];
+    for (const service of SERVICES) {
+      const { spec } = podTemplate(deploymentOf(objects(), service));
+      const env = arr(obj(arr(spec.containers, "containers")[0], "container").env, "env").map((e) => obj(e, "env"));
+      const ref = env.find((e) => e.name === "NATS_NKEY_SEED")?.valueFrom;
+      const key = isObj(ref) && isObj(ref.secretKeyRef) ? ref.secretKeyRef : null;
+      if (!key || key.name !== "bus-seeds" || key.key !== service || key.optional === true) problems.push(`${service}: NATS_NKEY_SEED is not its own required key of bus-seeds`);
+    }
+    expect(problems).toEqual([]);
   });
 
   test("Postgres: CloudNativePG in prod, one StatefulSet in dev, and DATABASE_URL from its app Secret", () => {

@@ -4,3 +4,6 @@ export function launcherEnv(overrides: Record<string, string>): NodeJS.ProcessEn
   delete env.NATS_URL;
   return env;
 }
+
+/** The environment of a tool run beside the launched stack (the licence CLI): these settings over the inherited ones. */
+export const toolEnv = (overrides: Record<string, string>): NodeJS.ProcessEnv => ({ ...process.env, ...overrides });

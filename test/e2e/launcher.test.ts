@@ -5,8 +5,9 @@ import os from "node:os";
 import path from "node:path";
 import { AsofSampleView, BoardState, BoardStatus, FreeBoard, FullBoard, SymbolDirectory } from "@board/proto";
 import { freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
+import { connect } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launcherEnv } from "./env.js";
+import { launcherEnv, toolEnv } from "./env.js";
 
 const infra = testInfra();
 let launcher: ChildProcess;
@@ -80,6 +81,34 @@ describe("npm start launcher, end to end", () => {
     expect(new Set(preview.names.map((n) => n.opp_score)).size).toBeGreaterThan(1);
     expect(Object.keys(state.views)).toEqual(expect.arrayContaining(["agent", "free", "preview", "symbols", "status"]));
     expect((await fetch(`${base}/api/board/regime`)).status).toBe(402);
+  });
+
+  it("runs the bus with authorization on: no credential is refused; the licence CLI works with the operator's key and not with a service's", async () => {
+    const url = `nats://127.0.0.1:${natsPort}`;
+    await expect(connect({ servers: url, reconnect: false })).rejects.toThrow(/Authorization Violation/i);
+    const auth = path.join(dataDir, "nats", "auth");
+    for (const f of fs.readdirSync(auth)) expect(fs.statSync(path.join(auth, f)).mode & 0o077, f).toBe(0);
+    expect(output).not.toMatch(/SU[A-Z2-7]{56}/);
+    const license = (seedFile: string) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+        // Async: the CLI talks to services in the launcher's processes, never to this one, but a sync spawn would still stall the test's timers.
+        const child = spawn(process.execPath, ["--import", "tsx", "services/identity/src/cli/license.ts", "list"], {
+          env: toolEnv({ NATS_URL: url, NATS_NKEY_SEED_FILE: path.join(auth, seedFile) }),
+        });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+        child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+        child.once("exit", (code) => resolve({ code: code ?? 1, stdout, stderr }));
+      });
+    const operator = await license("operator.nk");
+    expect(operator.code, operator.stderr).toBe(0);
+    expect(JSON.parse(operator.stdout)).toEqual({ licenses: [] });
+    // The gateway's key may not ask for licences: the bus refuses the publish, identity never hears it.
+    const gateway = await license("gateway.nk");
+    expect(gateway.code).toBe(1);
+    expect(gateway.stdout).toBe("");
+    expect(gateway.stderr).toContain("the bus lets no one else ask for licences");
   });
 
   it("verify-proof checks a committed board against /api/board/proof, and refuses a tampered one", async () => {

@@ -1,4 +1,5 @@
 import { BUS_GRANTS, inboxPrefixOf, type BusPrincipal, type StreamUse } from "@board/proto";
+import { nkeys } from "nats";
 
 /** A user's permissions as nats-server reads them (server configuration, `authorization.users[].permissions`). */
 export interface NatsPermissions {
@@ -56,3 +57,25 @@ export function authorizationConfig(users: readonly BusUser[], admin?: string): 
 
 /** The same as nats-server configuration text (its format reads JSON). */
 export const renderAuthorization = (users: readonly BusUser[], admin?: string): string => `${JSON.stringify(authorizationConfig(users, admin), null, 2)}\n`;
+
+/** A new user nkey: its seed (the secret, "SU...", what a connection presents) and its public key (what the server holds). */
+export function createBusKey(): { seed: string; publicKey: string } {
+  const kp = nkeys.createUser();
+  return { seed: new TextDecoder().decode(kp.getSeed()), publicKey: kp.getPublicKey() };
+}
+
+/** The public key of a user seed; throws on anything that is not one. */
+export const publicKeyOfSeed = (seed: string): string => nkeys.fromSeed(new TextEncoder().encode(seed)).getPublicKey();
+
+/**
+ * A whole nats-server configuration for one machine (the launcher's and the tests' private
+ * server): JetStream with its store, and authorization for these users. Deployments keep
+ * their own server configuration and include the same authorization block (deploy/).
+ */
+export function renderNatsServerConfig(opts: { host: string; port: number; storeDir: string; users: readonly BusUser[]; admin?: string }): string {
+  return `${JSON.stringify(
+    { listen: `${opts.host}:${opts.port}`, jetstream: { store_dir: opts.storeDir }, ...authorizationConfig(opts.users, opts.admin) },
+    null,
+    2,
+  )}\n`;
+}

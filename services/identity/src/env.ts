@@ -1,4 +1,4 @@
-import { baseEnv, parseEnv } from "@board/service-kit";
+import { BaseEnv, baseEnv, parseEnv } from "@board/service-kit";
 import { z } from "zod";
 
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
@@ -28,10 +28,19 @@ export type IdentityEnv = z.infer<typeof IdentityEnv>;
 
 export const loadEnv = (): IdentityEnv => parseEnv(IdentityEnv, process.env, "identity");
 
-/** The license command-line tool: it talks only to identity, over the bus. */
-export const LicenseCliEnv = z.object({
-  NATS_URL: z.string().min(1).default("nats://127.0.0.1:4222"),
-});
+/**
+ * The license command-line tool: it talks only to identity, over the bus, as the operator (the
+ * one credential the bus lets issue, list, cancel or renew licences): its nkey seed is given
+ * as NATS_NKEY_SEED, or as a file (NATS_NKEY_SEED_FILE, such as the launcher's
+ * .data/nats/auth/operator.nk or a mounted Secret), so it stays out of shell history.
+ */
+export const LicenseCliEnv = z
+  .object({
+    NATS_URL: z.string().min(1).default("nats://127.0.0.1:4222"),
+    NATS_NKEY_SEED: BaseEnv.shape.NATS_NKEY_SEED,
+    NATS_NKEY_SEED_FILE: z.string().min(1).optional(),
+  })
+  .refine((env) => !(env.NATS_NKEY_SEED && env.NATS_NKEY_SEED_FILE), { path: ["NATS_NKEY_SEED_FILE"], message: "give NATS_NKEY_SEED or NATS_NKEY_SEED_FILE, not both" });
 export type LicenseCliEnv = z.infer<typeof LicenseCliEnv>;
 
 export const loadLicenseCliEnv = (): LicenseCliEnv => parseEnv(LicenseCliEnv, process.env, "license");

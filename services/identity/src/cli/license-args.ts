@@ -7,7 +7,9 @@ export const LICENSE_USAGE = `usage:
   license cancel <license_id>
   license renew <license_id>
 
-Talks to the identity service over NATS (NATS_URL, default nats://127.0.0.1:4222).`;
+Talks to the identity service over NATS (NATS_URL, default nats://127.0.0.1:4222) as the
+operator: NATS_NKEY_SEED_FILE (or NATS_NKEY_SEED) is the operator's nkey seed; npm start keeps it
+in .data/nats/auth/operator.nk.`;
 
 export type LicenseCommand =
   | { op: "issue"; req: LicenseIssueRequest }

@@ -3,8 +3,10 @@
  * the bus (never the database). Exit codes: 0 done, 1 identity refused or did not answer,
  * 2 bad arguments or configuration.
  */
-import { identityLicenseCancel, identityLicenseIssue, identityLicenseList, identityLicenseRenew } from "@board/proto";
-import { BusError, ConfigError, connectBus, createLogger, redactUrl, request, type Bus } from "@board/service-kit";
+import { readFileSync } from "node:fs";
+import { identityLicenseCancel, identityLicenseIssue, identityLicenseList, identityLicenseRenew, inboxPrefixOf } from "@board/proto";
+import { BusError, ConfigError, redactUrl, request } from "@board/service-kit";
+import { connect as connectNats, nkeyAuthenticator, type NatsConnection } from "nats";
 import { loadLicenseCliEnv, type LicenseCliEnv } from "../env.js";
 import { LICENSE_USAGE, parseLicenseArgs, type LicenseCommand } from "./license-args.js";
 
@@ -16,26 +18,47 @@ class CliFailure extends Error {}
 const out = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
-async function connect(env: LicenseCliEnv): Promise<Bus> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new CliFailure(`cannot reach NATS at ${redactUrl(env.NATS_URL)} within ${CONNECT_TIMEOUT_MS / 1000} s: is the bus up, and is NATS_URL right?`)),
-      CONNECT_TIMEOUT_MS,
-    );
-  });
+/** The operator's seed: given, read from its file, or none (a bus without authorization). */
+function operatorSeed(env: LicenseCliEnv): string | undefined {
+  if (!env.NATS_NKEY_SEED_FILE) return env.NATS_NKEY_SEED;
+  let seed: string;
   try {
-    return await Promise.race([connectBus(env.NATS_URL, "license-cli", createLogger("license-cli", "silent", "cli")), timeout]);
-  } finally {
-    clearTimeout(timer);
+    seed = readFileSync(env.NATS_NKEY_SEED_FILE, "utf8").trim();
+  } catch (err) {
+    throw new CliFailure(`cannot read NATS_NKEY_SEED_FILE (${env.NATS_NKEY_SEED_FILE}): ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+  if (!/^SU[A-Z2-7]{56}$/.test(seed)) throw new CliFailure(`NATS_NKEY_SEED_FILE (${env.NATS_NKEY_SEED_FILE}) does not hold a user nkey seed`);
+  return seed;
+}
+
+/** One attempt, no reconnection: a refused credential is said at once, not retried until a timeout. */
+async function connect(env: LicenseCliEnv): Promise<NatsConnection> {
+  const seed = operatorSeed(env);
+  try {
+    return await connectNats({
+      servers: env.NATS_URL.split(",").map((s) => s.trim()),
+      name: "license-cli",
+      reconnect: false,
+      timeout: CONNECT_TIMEOUT_MS,
+      ...(seed ? { authenticator: nkeyAuthenticator(new TextEncoder().encode(seed)), inboxPrefix: inboxPrefixOf("operator") } : {}),
+    });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    if (/authorization violation|authentication/i.test(message))
+      throw new CliFailure(
+        seed
+          ? `the bus at ${redactUrl(env.NATS_URL)} refused the operator credential: is NATS_NKEY_SEED (or NATS_NKEY_SEED_FILE) the operator's?`
+          : `the bus at ${redactUrl(env.NATS_URL)} requires a credential: set NATS_NKEY_SEED_FILE (or NATS_NKEY_SEED) to the operator's nkey seed`,
+      );
+    throw new CliFailure(`cannot reach NATS at ${redactUrl(env.NATS_URL)} within ${CONNECT_TIMEOUT_MS / 1000} s: is the bus up, and is NATS_URL right?`);
   }
 }
 
-async function run(bus: Bus, command: LicenseCommand): Promise<void> {
+async function run(nc: NatsConnection, command: LicenseCommand): Promise<void> {
   const opts = { timeoutMs: REQUEST_TIMEOUT_MS };
   switch (command.op) {
     case "issue": {
-      const reply = await request(bus.nc, identityLicenseIssue, command.req, opts);
+      const reply = await request(nc, identityLicenseIssue, command.req, opts);
       out(reply);
       say(
         "The key above is shown this once and is stored only as a hash. Hand it to the holder over a secure channel " +
@@ -44,13 +67,13 @@ async function run(bus: Bus, command: LicenseCommand): Promise<void> {
       return;
     }
     case "list":
-      out(await request(bus.nc, identityLicenseList, {}, opts));
+      out(await request(nc, identityLicenseList, {}, opts));
       return;
     case "cancel":
-      out(await request(bus.nc, identityLicenseCancel, command.ref, opts));
+      out(await request(nc, identityLicenseCancel, command.ref, opts));
       return;
     case "renew":
-      out(await request(bus.nc, identityLicenseRenew, command.ref, opts));
+      out(await request(nc, identityLicenseRenew, command.ref, opts));
       return;
   }
 }
@@ -62,7 +85,8 @@ function explain(err: BusError, command: LicenseCommand): string {
     case "service_unavailable":
       return "identity is not answering on the bus (no responders): is the identity service running?";
     case "upstream_timeout":
-      return `identity did not answer within ${REQUEST_TIMEOUT_MS / 1000} s`;
+      // The bus drops a request it does not permit without a word: a credential that is not the operator's looks the same.
+      return `identity did not answer within ${REQUEST_TIMEOUT_MS / 1000} s (is identity running, and is the credential the operator's? the bus lets no one else ask for licences)`;
     case "not_found":
       return `no license has the id ${id} (see: license list)`;
     case "invalid_request":
@@ -88,10 +112,10 @@ async function main(): Promise<number> {
     }
     throw err;
   }
-  let bus: Bus | undefined;
+  let nc: NatsConnection | undefined;
   try {
-    bus = await connect(env);
-    await run(bus, parsed.command);
+    nc = await connect(env);
+    await run(nc, parsed.command);
     return 0;
   } catch (err) {
     if (err instanceof CliFailure) say(`license: ${err.message}`);
@@ -99,7 +123,7 @@ async function main(): Promise<number> {
     else say(`license: failed: ${err instanceof Error ? err.message : String(err)}`);
     return 1;
   } finally {
-    if (bus && !bus.nc.isClosed()) await bus.nc.close();
+    if (nc && !nc.isClosed()) await nc.close();
   }
 }
 
