@@ -1,5 +1,6 @@
 import http from "node:http";
 import express, { type NextFunction, type Request, type Response } from "express";
+import { withCors } from "./http/cors.js";
 import { sendError } from "./http/errors.js";
 import { exactRoutes } from "./http/exact-routes.js";
 import type { ReadDeps } from "./http/read.js";
@@ -21,5 +22,5 @@ export function createServer(deps: ReadDeps & { trustProxyHops: number; telemetr
     if (!res.headersSent) sendError(res, "internal_error", "The request failed on our side. Retry with backoff.");
   };
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => failed(err, res));
-  return http.createServer(exactRoutes(app, observe, (route, x) => handleRoute(route, deps, x), failed));
+  return http.createServer(withCors(exactRoutes(app, observe, (route, x) => handleRoute(route, deps, x), failed)));
 }

@@ -1,10 +1,6 @@
 import type { Credentials } from "@board/proto";
 import type { IncomingMessage } from "node:http";
-
-const header = (req: IncomingMessage, name: string): string | undefined => {
-  const v = req.headers[name];
-  return typeof v === "string" && v.length > 0 ? v : undefined;
-};
+import { CREDENTIAL_HEADERS, requestHeader } from "../http/headers.js";
 
 /**
  * The credential headers of SPEC.md 5 a request carries, or null when it carries none.
@@ -13,20 +9,20 @@ const header = (req: IncomingMessage, name: string): string | undefined => {
  */
 export function credentialsOf(req: IncomingMessage): Credentials | null {
   const creds: Credentials = {};
-  const license = header(req, "x-license-key");
+  const license = requestHeader(req.headers, CREDENTIAL_HEADERS.license);
   if (license) creds.license_key = license.trim();
-  const auth = header(req, "authorization");
+  const auth = requestHeader(req.headers, CREDENTIAL_HEADERS.authorization);
   const bearer = auth ? /^Bearer[ \t]+(\S+)\s*$/i.exec(auth) : null;
   if (bearer?.[1]) creds.bearer = bearer[1];
-  const siwx = header(req, "sign-in-with-x");
+  const siwx = requestHeader(req.headers, CREDENTIAL_HEADERS.signIn);
   if (siwx) creds.siwx = siwx.trim();
-  const key = header(req, "x-board-key");
+  const key = requestHeader(req.headers, CREDENTIAL_HEADERS.freeKey);
   if (key) creds.board_key = key.trim();
   return Object.keys(creds).length > 0 ? creds : null;
 }
 
 /** Authorization: Bearer with nothing usable after it is a malformed credential, not an absent one. */
 export function hasMalformedBearer(req: IncomingMessage): boolean {
-  const auth = header(req, "authorization");
+  const auth = requestHeader(req.headers, CREDENTIAL_HEADERS.authorization);
   return auth !== undefined && /^Bearer\b/i.test(auth) && !/^Bearer[ \t]+\S+\s*$/i.test(auth);
 }

@@ -38,16 +38,15 @@ function matches(ifNoneMatch: string | undefined, etag: string): boolean {
 }
 
 /**
- * Sends a document's bytes: the same for everyone, so any cache may keep them (and browsers
- * on other origins may read them). If-None-Match answers 304; HEAD answers the headers only.
+ * Sends a document's bytes: the same for everyone, so any cache may keep them (browsers on
+ * other origins read them as every answer: http/cors.ts). If-None-Match answers 304; HEAD
+ * answers the headers only.
  */
 export function sendDocument(req: Request, res: Response, doc: Document): void {
   const gzip = preferredEncoding(req.headers["accept-encoding"]) === "gzip";
   const etag = gzip ? doc.gzipEtag : doc.etag;
   res.setHeader("ETag", etag);
   res.setHeader("Cache-Control", doc.cacheControl);
-  res.setHeader("Access-Control-Allow-Origin", "*");
-  res.setHeader("Access-Control-Expose-Headers", "ETag, Link");
   res.setHeader("Vary", doc.headers["Vary"] ? `${doc.headers["Vary"]}, Accept-Encoding` : "Accept-Encoding");
   for (const [name, value] of Object.entries(doc.headers)) if (name !== "Vary") res.setHeader(name, value);
   if (matches(req.headers["if-none-match"], etag)) {

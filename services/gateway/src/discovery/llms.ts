@@ -17,6 +17,7 @@ import { MPP_TERMS, RAILS } from "./offers.js";
 import { inlineSchema } from "./schemas.js";
 import {
   BURST_TERMS,
+  CORS_TERMS,
   CREDENTIALS,
   FREE_TIER_ROUTES,
   FREE_TIER_TERMS,
@@ -198,6 +199,7 @@ export function llmsTxt(base: URL): string {
         FREE_TIER_TERMS,
         BURST_TERMS,
         HEAD_TERMS,
+        CORS_TERMS,
         "Errors share one body, {\"error\": {\"code\", \"message\", \"status\", ...}}, with stable snake_case reason codes: 402 pay or re-sign, 403 re-check the key (or ask POST /api/key for a fresh free key), " +
           "429 back off for Retry-After seconds, 5xx retry with backoff and check /api/board/status. An unknown sym or sector answers 200 with the directory, not an error.",
       ],

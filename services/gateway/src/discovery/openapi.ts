@@ -7,6 +7,7 @@ import { pascal } from "./refs.js";
 import { HEADERS, failureResponses, requestBody, successResponses, type Method, type Responses } from "./responses.js";
 import {
   BURST_TERMS,
+  CORS_TERMS,
   CREDENTIALS,
   FREE_TIER_TERMS,
   HEAD_TERMS,
@@ -158,6 +159,7 @@ function infoDescription(): string {
     BURST_TERMS,
     POLLING_TERMS,
     HEAD_TERMS,
+    CORS_TERMS,
     "Errors share one body, {error: {code, message, status, ...}} (schema ErrorBody), with stable snake_case reason codes; each operation lists the codes it can give per status. " +
       "Standards fix three other shapes: x402's 402 bodies, RFC 6749 token errors and MPP's problem+json.",
   ].join("\n\n");

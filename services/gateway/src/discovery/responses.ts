@@ -1,6 +1,8 @@
 import { STATUS_CODES } from "node:http";
 import type { RouteConfig, ZodRequestBody } from "@asteasolutions/zod-to-openapi";
-import type { ErrorCode, Route } from "@board/proto";
+import { FRESHNESS_HEADERS, type ErrorCode, type Route } from "@board/proto";
+import { CORS_EXPOSED_HEADERS } from "../http/cors.js";
+import { RESPONSE_HEADERS } from "../http/headers.js";
 import { authorizationServerMetadata, protectedResourceMetadata } from "../http/oauth.js";
 import { API_CATALOG_TYPE, SERVER_CARD_TYPE } from "./api-catalog.js";
 import { readBody } from "./bodies.js";
@@ -11,38 +13,21 @@ import { schemaOfValue, type JsonSchema } from "./schemas.js";
 export type Responses = RouteConfig["responses"];
 export type Method = Lowercase<Route["methods"][number]>;
 
-/** Response headers, declared once. */
+/** Response headers, declared once (http/headers.ts), with the CORS pair every answer carries (http/cors.ts). */
 export const HEADERS = {
-  "X-Board-Market-Open": { description: "Whether the US market is open now (freshness block).", schema: { type: "string", enum: ["true", "false"] } },
-  "X-Board-Next-Refresh": { description: "When the board is expected to change next; do not buy again before it.", schema: { type: "string", format: "date-time" } },
-  "X-Board-Data-Age": { description: "Age of the served board in seconds.", schema: { type: "string", pattern: "^\\d+$" } },
-  ETag: { description: "The representation's entity tag; a board read's is a weak hash of the read without its freshness block.", schema: { type: "string" } },
-  "Cache-Control": { description: "Caching policy of the response.", schema: { type: "string" } },
-  "PAYMENT-REQUIRED": {
-    description: "Base64 of the x402 v2 PaymentRequired (schema X402PaymentRequired): every offer, signed (offer-receipt), the bazaar declaration, payment-identifier and the sign-in-with-x challenge.",
-    schema: { type: "string", contentEncoding: "base64", contentMediaType: "application/json" },
+  ...RESPONSE_HEADERS,
+  "Access-Control-Allow-Origin": {
+    description: "CORS, on every answer (errors, 402s and 304s too): any origin may read it. Credentials travel in headers, never cookies, so no Access-Control-Allow-Credentials is sent.",
+    schema: { type: "string", const: "*" },
   },
-  "WWW-Authenticate.Payment": {
-    description: 'The MPP challenge: Payment id=..., realm=..., method="usdc", intent="charge", request=... (present when MPP is offered).',
-    schema: { type: "string" },
+  "Access-Control-Expose-Headers": {
+    description: "CORS, on every answer: the response headers a page of another origin may read besides the CORS-safelisted ones.",
+    schema: { type: "string", const: CORS_EXPOSED_HEADERS.join(", ") },
   },
-  "WWW-Authenticate.Bearer": { description: "RFC 6750 challenge naming /.well-known/oauth-protected-resource.", schema: { type: "string" } },
-  "PAYMENT-RESPONSE": { description: "Base64 x402 settlement receipt (transaction, network, payer), on reads paid over x402.", schema: { type: "string" } },
-  "Payment-Redelivery": {
-    description: "On a paid read delivered again to a retry of the same payment (the same signed payment, or the same payment-identifier id from the same payer): which redelivery this is. The same board version and bytes as first served, with the first receipt; nothing charged again.",
-    schema: { type: "integer", minimum: 1 },
-  },
-  "Payment-Receipt": { description: "The MPP receipt, on reads paid with Authorization: Payment.", schema: { type: "string" } },
-  "X-Board-Tier": { description: "The tier a credentialed read was served on.", schema: { type: "string" } },
-  "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "string", pattern: "^\\d+$" } },
-  "RateLimit-Limit": { description: "The free tier's reads per day (on free-tier reads).", schema: { type: "string", pattern: "^\\d+$" } },
-  "RateLimit-Remaining": { description: "Free-tier reads left today.", schema: { type: "string", pattern: "^\\d+$" } },
-  "RateLimit-Reset": { description: "Seconds until the daily count starts again (00:00 UTC).", schema: { type: "string", pattern: "^\\d+$" } },
-  Link: { description: 'Where the api-catalog of this host is (rel="api-catalog").', schema: { type: "string" } },
 } satisfies Record<string, { description: string; schema: JsonSchema }>;
 
 const headers = (...names: (keyof typeof HEADERS)[]) => Object.fromEntries(names.map((n) => [n.split(".")[0]!, ref("headers", n)]));
-const FRESHNESS = ["X-Board-Market-Open", "X-Board-Next-Refresh", "X-Board-Data-Age"] as const;
+const FRESHNESS = [FRESHNESS_HEADERS.marketOpen, FRESHNESS_HEADERS.nextRefresh, FRESHNESS_HEADERS.dataAge] as const;
 const RATE_LIMIT = ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"] as const;
 
 const errorSchema = (codes: readonly ErrorCode[]): JsonSchema => ({
@@ -81,8 +66,22 @@ export function failureResponses(route: Route): Responses {
   return responses;
 }
 
-/** The success responses of a route. */
+const CORS = headers("Access-Control-Allow-Origin", "Access-Control-Expose-Headers");
+
+/**
+ * The success responses of a route, each declaring the CORS headers. Every answer carries them,
+ * as the info states once; declared on each of the three hundred error responses too they
+ * would grow the document by about a sixth.
+ */
 export function successResponses(route: Route, method: Method, base: URL): Responses {
+  const responses = routeSuccessResponses(route, method, base);
+  for (const [status, r] of Object.entries(responses)) {
+    if (!("$ref" in r) && (status.startsWith("2") || status === "304")) responses[status] = { ...r, headers: { ...r.headers, ...CORS } };
+  }
+  return responses;
+}
+
+function routeSuccessResponses(route: Route, method: Method, base: URL): Responses {
   const body = readBody(route);
   const bodySchema: JsonSchema = body ? ref("schemas", body.name) : { type: "object", description: "A live-tier read; its shape is published when the read is served." };
   switch (route.kind) {
@@ -97,7 +96,7 @@ export function successResponses(route: Route, method: Method, base: URL): Respo
           description: `${route.summary} Served after the payment settled (receipt in PAYMENT-RESPONSE or Payment-Receipt), or on a license key, bearer${
             route.tiers.includes("free_key") ? ", free key or wallet sign-in (with the tier block and RateLimit headers)" : ""
           }${route.freeVariant ? `, or free with ${route.freeVariant.param}=${route.freeVariant.value}` : ""}.`,
-          headers: headers("ETag", "Cache-Control", ...FRESHNESS, "PAYMENT-RESPONSE", "Payment-Receipt", "Payment-Redelivery", "X-Board-Tier", ...(route.tiers.includes("free_key") ? RATE_LIMIT : [])),
+          headers: headers("ETag", "Cache-Control", ...FRESHNESS, "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE", "Payment-Receipt", "Payment-Redelivery", "X-Board-Tier", ...(route.tiers.includes("free_key") ? RATE_LIMIT : [])),
           content: json(bodySchema),
         },
         ...(route.freeVariant

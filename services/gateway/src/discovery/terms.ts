@@ -12,6 +12,8 @@ import {
   type Route,
   type Tier,
 } from "@board/proto";
+import { CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS, CORS_REQUEST_HEADERS } from "../http/cors.js";
+import { CREDENTIAL_HEADERS } from "../http/headers.js";
 
 /**
  * The service's terms as every discovery document states them: one wording, built from the
@@ -90,13 +92,13 @@ export interface Credential {
 export const CREDENTIALS: readonly Credential[] = [
   {
     scheme: "freeKey",
-    header: "X-Board-Key",
+    header: CREDENTIAL_HEADERS.freeKey,
     tiers: ["free_key", "wallet"],
     description: `A free API key from POST /api/key (body {"email": "..."}), or a wallet key from POST /api/auth/verify. ${FREE_DAILY_LIMIT} reads a day across the free-tier reads.`,
   },
   {
     scheme: "signInWithX",
-    header: "SIGN-IN-WITH-X",
+    header: CREDENTIAL_HEADERS.signIn,
     tiers: ["wallet"],
     description:
       `Base64 of a signed CAIP-122 sign-in (the sign-in-with-x extension of any 402, or GET /api/auth/nonce): EVM personal_sign, Solana signMessage or Algorand ed25519. ` +
@@ -104,7 +106,7 @@ export const CREDENTIALS: readonly Credential[] = [
   },
   {
     scheme: "licenseKey",
-    header: "X-License-Key",
+    header: CREDENTIAL_HEADERS.license,
     tiers: ["scanner_license", "live_license"],
     description:
       "A purchased license key. A scanner license serves every paid board read live with no daily cap; a live-feed license also opens /api/live/* and the licensed MCP tools. " +
@@ -112,26 +114,26 @@ export const CREDENTIALS: readonly Credential[] = [
   },
   {
     scheme: "bearer",
-    header: "Authorization",
+    header: CREDENTIAL_HEADERS.authorization,
     http: { scheme: "bearer", bearerFormat: "JWT" },
     tiers: ["bearer"],
     description: `An ES256 JWT from POST /oauth/token (client credentials: client_id and the license key as client_secret), valid ${ACCESS_TOKEN_SECONDS} seconds, scope ${ACCESS_TOKEN_SCOPE}, verifiable against /oauth/jwks. The same live tier as its license.`,
   },
   {
     scheme: "x402Payment",
-    header: "PAYMENT-SIGNATURE",
+    header: CREDENTIAL_HEADERS.x402,
     tiers: ["x402"],
     description: "An x402 v2 payment payload (base64 JSON) for one read, signed against an offer of the route's 402 (PAYMENT-REQUIRED header). The receipt comes back in PAYMENT-RESPONSE.",
   },
   {
     scheme: "x402PaymentV1",
-    header: "X-PAYMENT",
+    header: CREDENTIAL_HEADERS.x402v1,
     tiers: ["x402"],
     description: "The x402 v1 header: a v1 payment payload (offers of the 402 body's accepts, networks base and solana), or a v2 payload sent under SPEC.md's header name.",
   },
   {
     scheme: "mppPayment",
-    header: "Authorization",
+    header: CREDENTIAL_HEADERS.authorization,
     http: { scheme: "Payment" },
     tiers: ["x402"],
     description:
@@ -156,3 +158,11 @@ export const POLLING_TERMS =
   "Poll the free /api/board/state (a content hash per read) and buy only when the hash of the read you want changes. Free reads answer If-None-Match with 304.";
 
 export const HEAD_TERMS = "Every GET route also answers HEAD with the same headers and no body; HEAD never takes a payment and never spends a counted read.";
+
+/** How a page of another origin calls the API (http/cors.ts holds the lists). */
+export const CORS_TERMS =
+  "Web pages of any origin may call every route: every answer carries Access-Control-Allow-Origin: * " +
+  "(credentials travel in headers, never in cookies; fetch's default credentials mode suffices) " +
+  `and Access-Control-Expose-Headers: ${CORS_EXPOSED_HEADERS.join(", ")}. ` +
+  "A preflight (OPTIONS with Origin and Access-Control-Request-Method) of any route answers 204 with Access-Control-Allow-Methods (the route's methods), " +
+  `Access-Control-Allow-Headers: ${CORS_REQUEST_HEADERS.join(", ")}, and Access-Control-Max-Age: ${CORS_MAX_AGE_SECONDS}.`;

@@ -3,6 +3,7 @@ import { request } from "@board/service-kit";
 import type { Request, Response } from "express";
 import { readForm } from "./bodies.js";
 import { sendUpstreamError } from "./errors.js";
+import { CREDENTIAL_HEADERS, requestHeader } from "./headers.js";
 import type { ReadDeps } from "./read.js";
 
 /** RFC 6749 5.1/5.2: token responses are never cached. */
@@ -16,7 +17,7 @@ function oauthError(res: Response, status: number, error: string, description: s
 
 /** Authorization: Basic, decoded as RFC 6749 2.3.1 says (each part form-urlencoded before base64). */
 function basicCredentials(req: Request): { id: string; secret: string } | "malformed" | null {
-  const auth = req.headers.authorization;
+  const auth = requestHeader(req.headers, CREDENTIAL_HEADERS.authorization);
   if (!auth || !/^Basic\s/i.test(auth)) return null;
   const decoded = Buffer.from(auth.replace(/^Basic\s+/i, "").trim(), "base64").toString("utf8");
   const colon = decoded.indexOf(":");

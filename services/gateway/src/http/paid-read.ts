@@ -6,7 +6,8 @@ import { purchaseRead, type Payment } from "../access/purchase.js";
 import type { ServedReads } from "../access/served-reads.js";
 import { deliveryOf, readBoardView, readDelivered, sendBoardView, type BoardViewDeps } from "./board-view.js";
 import { sendUpstreamError } from "./errors.js";
-import { exposePaymentHeaders, queryString, sendPaymentRequired } from "./payment-required.js";
+import { CREDENTIAL_HEADERS, requestHeader, type RESPONSE_HEADERS } from "./headers.js";
+import { queryString, sendPaymentRequired } from "./payment-required.js";
 
 export interface PaidReadDeps extends BoardViewDeps {
   log: Logger;
@@ -14,16 +15,16 @@ export interface PaidReadDeps extends BoardViewDeps {
 }
 
 /** On a paid read delivered again to a retry of its payment: which redelivery this is (1, 2, ...). */
-export const REDELIVERY_HEADER = "Payment-Redelivery";
+export const REDELIVERY_HEADER = "Payment-Redelivery" satisfies keyof typeof RESPONSE_HEADERS;
 
 /** The payment a request carries, and in which header. MPP's Authorization: Payment wins over x402 headers. */
 export function paymentOf(req: IncomingMessage): Payment | null {
-  const auth = req.headers.authorization;
+  const auth = requestHeader(req.headers, CREDENTIAL_HEADERS.authorization);
   if (auth && /^Payment\s/i.test(auth)) return { carrier: "authorization", value: auth };
-  const v2 = req.headers["payment-signature"];
-  if (typeof v2 === "string" && v2.length > 0) return { carrier: "payment-signature", value: v2 };
-  const v1 = req.headers["x-payment"];
-  if (typeof v1 === "string" && v1.length > 0) return { carrier: "x-payment", value: v1 };
+  const v2 = requestHeader(req.headers, CREDENTIAL_HEADERS.x402);
+  if (v2) return { carrier: "payment-signature", value: v2 };
+  const v1 = requestHeader(req.headers, CREDENTIAL_HEADERS.x402v1);
+  if (v1) return { carrier: "x-payment", value: v1 };
   return null;
 }
 
@@ -47,7 +48,6 @@ export async function servePaidRead(
   );
   if (bought.kind === "refused") return sendPaymentRequired(deps, req, res, route, refusal(bought.code, payment.carrier));
   if (bought.kind === "failed") return sendUpstreamError(res, bought.error);
-  exposePaymentHeaders(res);
   res.setHeader("Cache-Control", "private, no-store");
   // A redelivery says which it is; it is not a new served read (metering counts the purchase once).
   const again: Record<string, string> = bought.redelivered === undefined ? {} : { [REDELIVERY_HEADER]: String(bought.redelivered) };

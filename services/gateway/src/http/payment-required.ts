@@ -4,11 +4,6 @@ import type { Request, Response } from "express";
 import type { BoardViewDeps } from "./board-view.js";
 import { sendUpstreamError } from "./errors.js";
 
-/** Headers a browser-based x402 or MPP client must be able to read. */
-const EXPOSED = "PAYMENT-REQUIRED, PAYMENT-RESPONSE, X-PAYMENT-RESPONSE, WWW-Authenticate, Payment-Receipt, Payment-Redelivery, X-Board-Market-Open, X-Board-Next-Refresh, X-Board-Data-Age";
-
-export const exposePaymentHeaders = (res: Response) => res.setHeader("Access-Control-Expose-Headers", EXPOSED);
-
 /**
  * The 402 of a paid route, as payments builds it (x402 v2 header, v1-dialect body with the
  * v2 requirements inside, the MPP challenge), optionally naming why a payment was refused.
@@ -36,8 +31,8 @@ export async function sendPaymentRequired(
     return sendUpstreamError(res, err);
   }
   const { "Content-Type": contentType = "application/json", ...headers } = reply.headers;
+  // Readable by a page of another origin: every answer exposes them (cors.ts).
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-  exposePaymentHeaders(res);
   res.status(402).type(contentType).setHeader("Cache-Control", "no-store").send(req.method === "HEAD" ? undefined : reply.body);
 }
 

@@ -3,6 +3,7 @@ import type { Express, Request, Response } from "express";
 import { DISCOVERY_HANDLERS } from "../discovery/index.js";
 import { serveLandingPage } from "../landing/page.js";
 import { serveMcp } from "../mcp/server.js";
+import { answerPreflight, isPreflight, methodsOf } from "./cors.js";
 import { sendError } from "./errors.js";
 import { Exchange } from "./exchange.js";
 import { getSignInNonce, postFreeKey, postSignInVerify } from "./keys.js";
@@ -50,11 +51,14 @@ function otherAnswer(route: Route): Handler | null {
  * express's first.
  */
 export async function handleRoute(route: Route, deps: ReadDeps, x: Exchange): Promise<void> {
-  const allowed = route.methods.includes("GET") ? [...route.methods, "HEAD"] : [...route.methods];
-  if (!allowed.includes(x.req.method as (typeof allowed)[number])) {
+  // A browser's preflight asks before any request it sends cross-origin with our headers; it is
+  // answered before the method check, which would refuse OPTIONS.
+  if (isPreflight(x.req)) return answerPreflight(route, x.res);
+  const allowed = methodsOf(route);
+  if (!allowed.list.includes(x.req.method!)) {
     const { res } = x.express();
-    res.setHeader("Allow", allowed.join(", "));
-    return sendError(res, "method_not_allowed", `${route.path} accepts ${allowed.join(", ")}.`, { allowed_methods: allowed });
+    res.setHeader("Allow", allowed.header);
+    return sendError(res, "method_not_allowed", `${route.path} accepts ${allowed.header}.`, { allowed_methods: [...allowed.list] });
   }
   const query = route.query.safeParse(x.query());
   if (!query.success) {

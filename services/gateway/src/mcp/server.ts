@@ -3,6 +3,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { Request, Response } from "express";
+import { CREDENTIAL_HEADERS, requestHeader } from "../http/headers.js";
 import type { ReadDeps } from "../http/read.js";
 import { callTool, type McpCaller } from "./call-tool.js";
 import { LISTED_TOOLS } from "./tool-list.js";
@@ -23,11 +24,8 @@ const INSTRUCTIONS =
  * JSON (no stream is held open).
  */
 export async function serveMcp(deps: ReadDeps, req: Request, res: Response): Promise<void> {
-  const license = req.headers["x-license-key"];
-  const caller: McpCaller = {
-    address: req.ip ?? "unknown",
-    licenseKey: typeof license === "string" && license.trim().length > 0 ? license.trim() : undefined,
-  };
+  const license = requestHeader(req.headers, CREDENTIAL_HEADERS.license)?.trim();
+  const caller: McpCaller = { address: req.ip ?? "unknown", licenseKey: license || undefined };
   const server = new Server({ name: "scored-market-board", title: "Scored Market Board", version: API_VERSION }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...LISTED_TOOLS] }));
   server.setRequestHandler(CallToolRequestSchema, (call) => callTool(deps, caller, call.params.name, call.params.arguments, call.params._meta));

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import http from "node:http";
 import { gunzipSync } from "node:zlib";
-import { identityLicenseIssue, meteringReadsServed, SERVED_READS_STREAM } from "@board/proto";
+import { identityLicenseIssue, meteringReadsServed, SERVED_READS_STREAM, type ServiceName } from "@board/proto";
 import { ensureSnapshotStream, request, type Histogram } from "@board/service-kit";
-import { deleteSnapshotStream, fixtureSnapshot, freePort, freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
+import { busEnv, deleteSnapshotStream, fixtureSnapshot, freePort, freshDatabase, testBusOptions, testInfra, type TestDatabase } from "@board/service-kit/testing";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BoardEnv } from "../../../board/src/env.js";
@@ -34,7 +34,7 @@ let board: BoardService | null = null;
 let gateway: GatewayService;
 let base = "";
 
-const common = () => ({ NATS_URL: infra.natsUrl, DATABASE_URL: db.url, HEALTH_PORT: 0, LOG_LEVEL: "error" });
+const common = (service: ServiceName) => ({ ...busEnv(service), DATABASE_URL: db.url, HEALTH_PORT: 0, LOG_LEVEL: "error" });
 const publish = (snapshot: unknown) => nc.jetstream().publish("board.snapshots.v1", new TextEncoder().encode(JSON.stringify(snapshot)));
 
 async function until(cond: () => Promise<boolean>, ms = 15_000) {
@@ -90,7 +90,7 @@ const fixedPart = (json: Buffer) => {
 };
 
 beforeAll(async () => {
-  nc = await connect({ servers: infra.natsUrl });
+  nc = await connect(testBusOptions());
   await deleteSnapshotStream(nc);
   await ensureSnapshotStream(nc);
   // This file counts its own served reads: metering makes the stream again at start.
@@ -99,11 +99,11 @@ beforeAll(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   metering = await startMetering(
-    MeteringEnv.parse({ ...common(), BURST_CAPACITY: BURST.capacity, BURST_PER_SECOND: BURST.per_second, ANON_BURST_CAPACITY: "100000", ANON_BURST_PER_SECOND: "100000", READS_BATCH_WAIT_MS: "50" }),
+    MeteringEnv.parse({ ...common("metering"), BURST_CAPACITY: BURST.capacity, BURST_PER_SECOND: BURST.per_second, ANON_BURST_CAPACITY: "100000", ANON_BURST_PER_SECOND: "100000", READS_BATCH_WAIT_MS: "50" }),
   );
-  identity = await startIdentity(IdentityEnv.parse({ ...common(), IDENTITY_SECRET: randomBytes(32).toString("base64url"), PUBLIC_BASE_URL: base }));
-  gateway = await startGateway(GatewayEnv.parse({ ...common(), PORT: port, HOST: "127.0.0.1", BUS_TIMEOUT_MS: 2000, PUBLIC_BASE_URL: base }));
-  board = await startBoard(BoardEnv.parse(common()));
+  identity = await startIdentity(IdentityEnv.parse({ ...common("identity"), IDENTITY_SECRET: randomBytes(32).toString("base64url"), PUBLIC_BASE_URL: base }));
+  gateway = await startGateway(GatewayEnv.parse({ ...common("gateway"), PORT: port, HOST: "127.0.0.1", BUS_TIMEOUT_MS: 2000, PUBLIC_BASE_URL: base }));
+  board = await startBoard(BoardEnv.parse(common("board")));
   await publish(fixtureSnapshot({ asofDaily: "2026-11-19", computedAt: "2026-11-19T13:00:00-08:00", seed: 1 }));
   await publish(fixtureSnapshot({ asofDaily: "2026-11-20", computedAt: "2026-11-20T09:55:00-08:00", seed: 2, intraday: true }));
   await untilServing("2026-11-20");
@@ -167,7 +167,7 @@ describe("a read a principal's tier covers", () => {
       expect((JSON.parse(down.body.toString()) as { error: { code: string } }).error.code).toBe("service_unavailable");
     }
 
-    board = await startBoard(BoardEnv.parse(common()));
+    board = await startBoard(BoardEnv.parse(common("board")));
     await untilServing("2026-11-20");
     const next = await get(REGIME, { "x-board-key": key });
     expect(next.status).toBe(200);
