@@ -124,3 +124,21 @@ export function allowsPod(rules: PolicyRule[], labels: Record<string, string>, p
       (r.peers.length === 0 || r.peers.some((peer) => peer.namespaceSelector === undefined && peer.ipBlock === undefined && selects(peer.podSelector ?? {}, labels))),
   );
 }
+
+/** cert-manager's Certificate (a CRD, no kubernetes-models class): its required fields, checked by hand. */
+export function checkCertificate(o: Obj): string[] {
+  const at = idOf(o);
+  const spec = isObj(o.spec) ? o.spec : {};
+  const problems: string[] = [];
+  if (typeof spec.secretName !== "string" || spec.secretName === "") problems.push(`${at}: spec.secretName is required`);
+  const issuer = isObj(spec.issuerRef) ? spec.issuerRef : {};
+  if (typeof issuer.name !== "string" || !["Issuer", "ClusterIssuer"].includes(String(issuer.kind ?? "Issuer")))
+    problems.push(`${at}: spec.issuerRef needs a name and kind Issuer or ClusterIssuer`);
+  const names = [...arr(spec.dnsNames, "dnsNames"), ...arr(spec.ipAddresses, "ipAddresses")];
+  if (names.length === 0 && typeof spec.commonName !== "string") problems.push(`${at}: names no host (dnsNames, ipAddresses or commonName)`);
+  for (const n of arr(spec.dnsNames, "dnsNames"))
+    if (typeof n !== "string" || !/^(\*\.)?[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(n)) problems.push(`${at}: dnsName ${JSON.stringify(n)}`);
+  for (const d of ["duration", "renewBefore"])
+    if (spec[d] !== undefined && !/^(\d+(\.\d+)?(h|m|s))+$/.test(String(spec[d]))) problems.push(`${at}: spec.${d} is not a Go duration`);
+  return problems;
+}

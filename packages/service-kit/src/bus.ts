@@ -16,9 +16,19 @@ export interface BusCredential {
   inboxPrefix?: string | undefined;
 }
 
+export interface BusTls {
+  /**
+   * A PEM file of the CA the servers' certificates must chain to. Set: TLS is required (a
+   * server that does not offer it is refused) and the certificate must name the host of the
+   * URL; the file is read again at each (re)connection, so a rotated CA is picked up.
+   */
+  tlsCaFile?: string | undefined;
+}
+
 /** Connects to NATS and keeps reconnecting for as long as the process lives. */
-export async function connectBus(url: string, name: string, log: Logger, opts: { asyncTraces?: boolean } & BusCredential = {}): Promise<Bus> {
+export async function connectBus(url: string, name: string, log: Logger, opts: { asyncTraces?: boolean } & BusCredential & BusTls = {}): Promise<Bus> {
   const nc = await connect({
+    ...(opts.tlsCaFile ? { tls: { caFile: opts.tlsCaFile } } : {}),
     ...(opts.seed ? { authenticator: nkeyAuthenticator(new TextEncoder().encode(opts.seed)) } : {}),
     ...(opts.inboxPrefix ? { inboxPrefix: opts.inboxPrefix } : {}),
     // Each request would otherwise build two Errors (stack captures) it throws away on success.

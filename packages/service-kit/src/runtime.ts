@@ -3,7 +3,7 @@ import type { Service } from "nats";
 import { instrumentBus } from "./bus-instruments.js";
 import { connectBus, type Bus } from "./bus.js";
 import { openDatabase, type OpenDatabase } from "./db.js";
-import { databaseTimeouts, type BaseEnv } from "./env.js";
+import { databaseTimeouts, databaseUrl, type BaseEnv } from "./env.js";
 import { startHealthServer, type HealthServer, type ReadinessCheck } from "./health.js";
 import { Lifecycle } from "./lifecycle.js";
 import { createLogger, logFormatOf, type Logger } from "./log.js";
@@ -44,6 +44,8 @@ export interface Runtime<S extends Record<string, unknown>> {
 export async function startRuntime<S extends Record<string, unknown> = Record<string, never>>(
   opts: RuntimeOptions<S>,
 ): Promise<Runtime<S>> {
+  // A configuration error is thrown before anything starts.
+  const dbUrl = databaseUrl(opts.env, opts.service);
   const instance = opts.env.INSTANCE_ID ?? defaultInstanceId();
   const log = createLogger(opts.service, opts.env.LOG_LEVEL, instance, undefined, logFormatOf(opts.env.LOG_FORMAT));
   const metrics = createMetrics(opts.service);
@@ -58,6 +60,7 @@ export async function startRuntime<S extends Record<string, unknown> = Record<st
       asyncTraces: opts.env.NATS_ASYNC_TRACES,
       seed: opts.env.NATS_NKEY_SEED,
       inboxPrefix: inboxPrefixOf(opts.service),
+      tlsCaFile: opts.env.NATS_TLS_CA_FILE,
     });
     instrumentBus(bus.nc, { tracer: telemetry.tracer, metrics, connected: bus.connected });
     lifecycle.onStop("bus", async () => {
@@ -66,7 +69,7 @@ export async function startRuntime<S extends Record<string, unknown> = Record<st
     const database = opts.database
       ? await openDatabase<S>({
           service: opts.service,
-          url: opts.env.DATABASE_URL,
+          url: dbUrl,
           dataDir: opts.env.DATA_DIR,
           timeouts: databaseTimeouts(opts.env, opts.service),
           log,
