@@ -13,7 +13,16 @@ import {
   identitySignInVerify,
   identityToken,
 } from "./identity.js";
-import { meteringConsume, meteringReadsServed, meteringRefund, READS_SERVED_EVENT_SUBJECT, SERVED_READ_SUBJECT, SERVED_READS_STREAM } from "./metering.js";
+import {
+  BURST_MEMBERS_SUBJECT,
+  BURST_TAKE_SUBJECTS,
+  meteringConsume,
+  meteringReadsServed,
+  meteringRefund,
+  READS_SERVED_EVENT_SUBJECT,
+  SERVED_READ_SUBJECT,
+  SERVED_READS_STREAM,
+} from "./metering.js";
 import {
   PAYMENT_RAILS_EVENT_SUBJECT,
   paymentsCatalogue,
@@ -90,10 +99,12 @@ export const BUS_GRANTS: Readonly<Record<BusPrincipal, BusGrant>> = {
     serves: true,
   },
   identity: { calls: [], publishes: [], subscribes: [], streams: [], serves: true },
+  // Replicas share the burst limit: they announce themselves to each other and send a check
+  // on to the replica owning its bucket (its take endpoint is under metering.v1.>, served).
   metering: {
     calls: [],
-    publishes: [READS_SERVED_EVENT_SUBJECT],
-    subscribes: [],
+    publishes: [READS_SERVED_EVENT_SUBJECT, BURST_MEMBERS_SUBJECT, BURST_TAKE_SUBJECTS],
+    subscribes: [BURST_MEMBERS_SUBJECT],
     streams: [{ stream: SERVED_READS_STREAM, manage: true, consume: true }],
     serves: true,
   },

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { IsoDate, IsoDateTime } from "../records/common.js";
 import { Tier } from "../routes/catalogue.js";
-import { busEndpoint } from "./endpoint.js";
+import { busEndpoint, type BusEndpoint } from "./endpoint.js";
 
 /**
  * What a read is metered as: `free` counts against the daily cap (25 a day per free key or
@@ -74,6 +74,7 @@ export const READS_SERVED_EVENT_SUBJECT = "metering.events.reads_served";
 /**
  * The burst limit (DECISIONS.md: choose one and document it): a token bucket per principal
  * and per client address for anonymous reads. `capacity` reads at once, refilled at `per_second`.
+ * It holds across metering replicas: each bucket lives in one owner replica (BurstMember).
  */
 export const BurstLimit = z.object({ capacity: z.number().int().min(1), per_second: z.number().positive() });
 export type BurstLimit = z.infer<typeof BurstLimit>;
@@ -81,6 +82,52 @@ export const DEFAULT_BURST = {
   principal: { capacity: 20, per_second: 10 },
   anonymous: { capacity: 40, per_second: 20 },
 } as const satisfies Record<"principal" | "anonymous", BurstLimit>;
+
+/**
+ * Metering replicas share the burst limit by owning buckets: the live replicas announce
+ * themselves on BURST_MEMBERS_SUBJECT, every replica ranks them alike (rendezvous hashing of
+ * the bucket's key), and a check that arrives at another replica is sent on to the owner's
+ * take endpoint. A member id names one run of a replica (a restart is a new member).
+ */
+export const BurstMemberId = z.string().regex(/^[\w-]{1,64}$/, "letters, digits, _ and - (a subject token)");
+export type BurstMemberId = z.infer<typeof BurstMemberId>;
+
+/**
+ * `joining`: a replica about to serve asks the members to announce themselves (it is not a
+ * member yet); `up`: a member, sent every heartbeat; `down`: a member leaving (it stops
+ * owning buckets at once, without waiting for its heartbeats to lapse).
+ */
+export const BurstMember = z.object({ id: BurstMemberId, state: z.enum(["joining", "up", "down"]) });
+export type BurstMember = z.infer<typeof BurstMember>;
+/** Core NATS (no stream): membership is only ever as old as the last heartbeat. */
+export const BURST_MEMBERS_SUBJECT = "metering.events.burst_members";
+
+/** Which bucket set a take spends from: `principal` (free and licensed reads) or `address` (anonymous reads). */
+export const BurstLimiterName = z.enum(["principal", "address"]);
+export type BurstLimiterName = z.infer<typeof BurstLimiterName>;
+
+/** Burst checks one replica sends on to the owner of their buckets, batched per owner. */
+export const BurstTakeRequest = z.object({
+  takes: z
+    .array(z.object({ limiter: BurstLimiterName, key: z.string().min(1).max(256) }))
+    .min(1)
+    .max(500),
+});
+export type BurstTakeRequest = z.infer<typeof BurstTakeRequest>;
+/** One result per take, in order: 0 granted, otherwise the whole seconds until a token is back (Retry-After). */
+export const BurstTakeReply = z.object({ results: z.array(z.number().int().min(0)) });
+export type BurstTakeReply = z.infer<typeof BurstTakeReply>;
+
+/**
+ * The take endpoint of one member, `metering.v1.burst.<member>.take`: a subject per replica,
+ * because a bucket must be spent where it lives (the queue group would pick any replica).
+ */
+export const meteringBurstTake = (member: BurstMemberId): BusEndpoint<typeof BurstTakeRequest, typeof BurstTakeReply> => {
+  const group = `metering.v1.burst.${BurstMemberId.parse(member)}`;
+  return { service: "metering", group, name: "take", subject: `${group}.take`, request: BurstTakeRequest, reply: BurstTakeReply, body: "json" };
+};
+/** Every member's take endpoint: what a metering replica may send burst checks to (its bus grant). */
+export const BURST_TAKE_SUBJECTS = "metering.v1.burst.*.take";
 
 /** The `tier` block every free-tier 200 carries (SPEC.md 5 rule 3). */
 export const TierBlock = z.object({

@@ -14,6 +14,17 @@ export const MeteringEnv = baseEnv(9104).extend({
   ANON_BURST_PER_SECOND: perSecond.default(DEFAULT_BURST.anonymous.per_second),
   /** At most this many burst buckets per kind in memory; beyond it the least recently used goes. */
   BURST_MAX_BUCKETS: z.coerce.number().int().min(100).default(100_000),
+  /**
+   * Replicas announce themselves to each other this often; one silent for three of these owns
+   * no burst buckets any more (a replica that stops cleanly, or whose connection drops, is
+   * dropped at once). Every replica must use the same value.
+   */
+  BURST_HEARTBEAT_MS: z.coerce.number().int().min(100).max(60_000).default(1000),
+  /**
+   * A burst check sent on to the replica owning its bucket waits this long for it, then goes to
+   * the next owner, then is answered here: both waits fit in the gateway's 250 ms for a burst check.
+   */
+  BURST_FORWARD_TIMEOUT_MS: z.coerce.number().int().min(5).max(120).default(100),
   /** Served reads are folded into the per-route counts in batches of at most this many... */
   READS_BATCH_MAX: z.coerce.number().int().min(1).max(10_000).default(500),
   /** ...or after this long since the first read of a batch arrived. */

@@ -1,15 +1,16 @@
 import { FREE_DAILY_LIMIT, type ConsumeReply, type ConsumeRequest, type DailyCount, type RefundReply, type RefundRequest } from "@board/proto";
 import { BusError } from "@board/service-kit";
-import type { BurstLimiter } from "./burst/burst-limiter.js";
+import type { SharedBurst } from "./burst/shared-burst.js";
 import type { DailyCaps } from "./daily/daily-caps.js";
 import { isCalendarDay, nextUtcMidnight, secondsUntil, utcDay } from "./daily/utc-day.js";
 
 export interface MeterOptions {
   caps: DailyCaps;
-  /** Buckets of principals (free and licensed reads). */
-  principals: BurstLimiter;
-  /** Buckets of client addresses (anonymous reads, principal "ip:<address>"). */
-  addresses: BurstLimiter;
+  /**
+   * The burst buckets, each in the replica that owns it: `principal` buckets for free and
+   * licensed reads, `address` buckets for anonymous reads (principal "ip:<address>").
+   */
+  burst: SharedBurst;
   now: () => Date;
 }
 
@@ -24,8 +25,7 @@ export class Meter {
   async consume(req: ConsumeRequest): Promise<ConsumeReply> {
     const now = this.opts.now();
     if (req.kind === "anonymous" && !req.principal.startsWith("ip:")) throw new BusError("invalid_request", 400);
-    const limiter = req.kind === "anonymous" ? this.opts.addresses : this.opts.principals;
-    const burst = limiter.take(req.principal, now.getTime());
+    const burst = await this.opts.burst.take(req.kind === "anonymous" ? "address" : "principal", req.principal);
     // The daily count is not read for a burst refusal: it is answered from memory alone.
     if (!burst.ok) return { granted: false, reason: "burst_limited", retry_after_seconds: burst.retryAfterSeconds, daily: null };
     if (req.kind !== "free") return { granted: true, daily: null };

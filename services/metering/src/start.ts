@@ -1,8 +1,11 @@
 import { fileURLToPath } from "node:url";
-import { meteringConsume, meteringReadsServed, meteringRefund, READS_SERVED_EVENT_SUBJECT, ReadsServedReply } from "@board/proto";
+import { meteringBurstTake, meteringConsume, meteringReadsServed, meteringRefund, READS_SERVED_EVENT_SUBJECT, ReadsServedReply } from "@board/proto";
 import { bind, startRuntime, type Runtime } from "@board/service-kit";
 import pkg from "../package.json" with { type: "json" };
 import { BurstLimiter } from "./burst/burst-limiter.js";
+import { burstMemberId, joinBurstMembers, registerBurstMetrics, sendTakesOverBus } from "./burst/cluster.js";
+import { BurstOwners } from "./burst/owners.js";
+import { SharedBurst } from "./burst/shared-burst.js";
 import { DailyCaps } from "./daily/daily-caps.js";
 import { utcDayBefore } from "./daily/utc-day.js";
 import * as schema from "./db/schema.js";
@@ -18,6 +21,10 @@ export interface MeteringService {
   readonly runtime: Runtime<typeof schema>;
   readonly meter: Meter;
   readonly caps: DailyCaps;
+  /** The burst buckets this replica owns and how its checks were answered. */
+  readonly burst: SharedBurst;
+  /** The replicas owning burst buckets, as this one sees them. */
+  readonly owners: BurstOwners;
   readonly ledger: ReadsServedLedger;
   /** Reads served per route, as metering.v1.reads_served answers. */
   readsServed(): Promise<ReadsServedReply>;
@@ -47,7 +54,19 @@ export async function startMetering(env: MeteringEnv, opts: MeteringOptions = {}
     const ledger = new ReadsServedLedger(db);
     const principals = new BurstLimiter({ capacity: env.BURST_CAPACITY, per_second: env.BURST_PER_SECOND }, env.BURST_MAX_BUCKETS);
     const addresses = new BurstLimiter({ capacity: env.ANON_BURST_CAPACITY, per_second: env.ANON_BURST_PER_SECOND }, env.BURST_MAX_BUCKETS);
-    const meter = new Meter({ caps, principals, addresses, now });
+    const monotonic = () => performance.now();
+    const owners = new BurstOwners(burstMemberId(rt.instance), 3 * env.BURST_HEARTBEAT_MS);
+    const burst = new SharedBurst({
+      owners,
+      limiters: { principal: principals, address: addresses },
+      now: () => now().getTime(),
+      monotonic,
+      send: sendTakesOverBus(rt.bus.nc, env.BURST_FORWARD_TIMEOUT_MS),
+      log: rt.log,
+      batchMax: 500,
+    });
+    registerBurstMetrics(rt.metrics.registry, burst, owners);
+    const meter = new Meter({ caps, burst, now });
     const readsServed = async (): Promise<ReadsServedReply> => ({ reads_served: await ledger.totals(), as_of: now().toISOString() });
 
     // Buckets that have refilled are forgotten, so memory holds only the clients reading now.
@@ -80,12 +99,18 @@ export async function startMetering(env: MeteringEnv, opts: MeteringOptions = {}
     });
     rt.lifecycle.onStop("served reads", () => reader.stop());
 
+    // The members are known before the first check is routed; this replica owns buckets only
+    // once its take endpoint is served, and gives them up before it stops serving.
+    const membership = await joinBurstMembers({ nc: rt.bus.nc, owners, log: rt.log, heartbeatMs: env.BURST_HEARTBEAT_MS, monotonic });
     await rt.serve([
       bind(meteringConsume, (req) => meter.consume(req)),
       bind(meteringRefund, (req) => meter.refund(req)),
       bind(meteringReadsServed, readsServed),
+      bind(meteringBurstTake(owners.self), async (req) => ({ results: burst.serve(req.takes) })),
     ]);
-    return { runtime: rt, meter, caps, ledger, readsServed, stop: () => rt.stop() };
+    membership.announce();
+    rt.lifecycle.onStop("burst membership", () => membership.leave());
+    return { runtime: rt, meter, caps, ledger, readsServed, burst, owners, stop: () => rt.stop() };
   } catch (err) {
     await rt.stop();
     throw err;

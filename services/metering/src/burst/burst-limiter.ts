@@ -3,9 +3,8 @@ import { TokenBucket, type Take } from "./token-bucket.js";
 
 /**
  * Token buckets keyed by principal (or by "ip:<address>" for anonymous reads), in this
- * replica's memory. The burst limit is an abuse guard, not a billed quantity: with N
- * metering replicas sharing the queue group a client can get up to N times the configured
- * burst, the trade-off we take against a database write on every anonymous read.
+ * replica's memory. With several replicas each key is spent only in the replica that owns it
+ * (SharedBurst), so these are the buckets of this replica's share of the keys.
  *
  * Memory stays bounded two ways: `sweep` forgets buckets that have refilled (a full bucket
  * equals a fresh one, so nothing is lost), and past `maxBuckets` the least recently used
