@@ -1,23 +1,22 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
-import net from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import type net from "node:net";
 import { fileURLToPath } from "node:url";
 import { DidDocument, ErrorBody, pingEndpoint, RegimeView, ROUTE_BY_PATH } from "@board/proto";
 import { request } from "@board/service-kit";
-import { freePort, killHard, portAnswers } from "@board/service-kit/testing";
+import { killHard, TestNatsServer } from "@board/service-kit/testing";
 import { startEvmChain, type EvmChain } from "@board/test-chains/evm";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { x402Client } from "@x402/fetch";
 import pg from "pg";
-import { createPublicClient, http as viemHttp, parseAbiItem, type Address, type Hex } from "viem";
+import { createPublicClient, createWalletClient, http as viemHttp, parseAbiItem, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { wrapFetchWithPayment as wrapFetchV1 } from "x402-fetch";
 import { GatewayEnv } from "../../services/gateway/src/env.js";
 import { startGateway } from "../../services/gateway/src/start.js";
+import { TcpProxy } from "./fault-proxy.js";
 import { executeElsewhere, expectRedelivered, refusal, Stack, until } from "./harness.js";
 import { verifyReceiptSignatureJWS, type JWSSignedReceipt } from "@x402/extensions/offer-receipt";
 
@@ -31,11 +30,11 @@ import { verifyReceiptSignatureJWS, type JWSSignedReceipt } from "@x402/extensio
 //    would stop a real service process).
 // 2. The payments service (a real process) SIGKILLed between claim and settlement, once with
 //    its settlement mined and once before broadcasting it: reconciled at the next start.
-// 3. A settlement mined whose receipt cannot be read, and one still in the mempool when
-//    reconciliation runs: charged at most once, and the ledger ends saying so.
+// 3. A settlement mined whose receipt cannot be read (v2, and v1 through x402's facilitator),
+//    and one still in the mempool when reconciliation runs: charged at most once, and the
+//    ledger ends saying so.
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const NATS_SERVER = "/usr/sbin/nats-server";
 /** The gateway's bus timeout here: a claim may take 3x this, a settlement 10x (access/purchase.ts). */
 const BUS_TIMEOUT_MS = 600;
 const CLAIM_TIMEOUT_MS = 3 * BUS_TIMEOUT_MS;
@@ -54,34 +53,16 @@ const figures: Record<string, unknown> = {};
 
 /** Payments processes of this file (killed first); the nats-server goes last, after the stack has left the bus. */
 const children = new Set<ChildProcess>();
-let natsServer: ChildProcess | null = null;
-const tmpDirs: string[] = [];
+/** A nats-server of this file's own (authorization on, as the suite's): other files' services must not answer our requests. */
+let natsServer: TestNatsServer | null = null;
 
-
-/** A private nats-server with JetStream: other files' services must not answer our requests. */
-async function privateNats(): Promise<string> {
-  const dir = mkdtempSync(path.join(tmpdir(), "faults-payments-"));
-  tmpDirs.push(dir);
-  const port = await freePort();
-  const child = spawn(NATS_SERVER, ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", path.join(dir, "jetstream")], { stdio: ["ignore", "ignore", "pipe"] });
-  natsServer = child;
-  let stderr = "";
-  child.stderr?.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
-  const deadline = Date.now() + 10_000;
-  while (!(await portAnswers(port))) {
-    if (child.exitCode !== null) throw new Error(`nats-server exited: ${stderr}`);
-    if (Date.now() > deadline) throw new Error(`nats-server did not listen within 10 s: ${stderr}`);
-    await sleep(50);
-  }
-  return `nats://127.0.0.1:${port}`;
-}
 
 /** The payments service as a process of its own (so that it can be SIGKILLed), ready once it answers its ping. */
 async function spawnPayments(env: Record<string, string>): Promise<ChildProcess> {
   const started = performance.now();
   const child = spawn(process.execPath, ["--import", "tsx", "services/payments/src/main.ts"], {
     cwd: ROOT,
-    env: { NATS_URL: stack.natsUrl, DATABASE_URL: stack.databaseUrl, HEALTH_PORT: "0", LOG_LEVEL: "error", PUBLIC_BASE_URL: stack.base, RECEIPT_SECRET: stack.receiptSecret, INSTANCE_ID: "payments-victim", ...env },
+    env: { ...stack.busEnv("payments"), DATABASE_URL: stack.databaseUrl, HEALTH_PORT: "0", LOG_LEVEL: "error", PUBLIC_BASE_URL: stack.base, RECEIPT_SECRET: stack.receiptSecret, INSTANCE_ID: "payments-victim", ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });
   children.add(child);
@@ -100,85 +81,6 @@ async function spawnPayments(env: Record<string, string>): Promise<ChildProcess>
 }
 
 // ---------------------------------------------------------------- the proxies
-
-/**
- * A TCP proxy in front of Postgres. `cut` resets every open connection and then refuses new
- * ones (reset at once) or holds them (accepted, never answered: a black hole); `restore` opens
- * it again.
- */
-class TcpProxy {
-  private readonly server = net.createServer((s) => this.accept(s));
-  private readonly pairs = new Set<{ client: net.Socket; upstream: net.Socket }>();
-  private readonly held = new Set<net.Socket>();
-  mode: "open" | "refuse" | "hold" = "open";
-  refused = 0;
-  heldCount = 0;
-  port = 0;
-  constructor(private readonly target: { host: string; port: number }) {}
-
-  async listen(): Promise<void> {
-    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
-    this.port = (this.server.address() as net.AddressInfo).port;
-  }
-
-  private accept(client: net.Socket) {
-    client.on("error", () => undefined);
-    if (this.mode === "refuse") {
-      this.refused++;
-      client.resetAndDestroy();
-      return;
-    }
-    if (this.mode === "hold") {
-      this.heldCount++;
-      this.held.add(client);
-      client.once("close", () => this.held.delete(client));
-      return;
-    }
-    const upstream = net.connect(this.target);
-    upstream.on("error", () => undefined);
-    const pair = { client, upstream };
-    this.pairs.add(pair);
-    const end = () => {
-      client.destroy();
-      upstream.destroy();
-      this.pairs.delete(pair);
-    };
-    client.once("close", end);
-    upstream.once("close", end);
-    client.pipe(upstream);
-    upstream.pipe(client);
-  }
-
-  /** Open connections through the proxy right now. */
-  get open() {
-    return this.pairs.size;
-  }
-
-  /** Cuts Postgres off; returns how many open connections were reset. */
-  cut(mode: "refuse" | "hold"): number {
-    this.mode = mode;
-    this.refused = 0;
-    this.heldCount = 0;
-    const n = this.pairs.size;
-    for (const p of [...this.pairs]) {
-      p.client.resetAndDestroy();
-      p.upstream.destroy();
-    }
-    return n;
-  }
-
-  restore() {
-    this.mode = "open";
-    for (const s of this.held) s.resetAndDestroy();
-    this.held.clear();
-  }
-
-  async close() {
-    this.cut("refuse");
-    this.restore();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-}
 
 type Decision = "forward" | "hold" | "fail";
 interface RpcCall {
@@ -262,6 +164,11 @@ let rpc: RpcProxy;
 /** The test's own connection to the same database, straight to Postgres (never through the proxy). */
 let directDb: pg.Client;
 const payTo = privateKeyToAccount(generatePrivateKey()).address;
+/**
+ * Runtime code of an ERC-1271 wallet that accepts any signature: every call returns
+ * isValidSignature's magic value (0x1626ba7e), padded to a word.
+ */
+const ACCEPT_ALL_WALLET: Hex = "0x631626ba7e60e01b60005260206000f3";
 const authorizationUsed = parseAbiItem("event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)");
 /** Errors nobody handled while this file ran (a service's, in this process): each one would have stopped a real process. */
 const uncaught: unknown[] = [];
@@ -269,7 +176,7 @@ const onUncaught = (err: unknown) => void uncaught.push(err);
 
 beforeAll(async () => {
   process.on("uncaughtException", onUncaught);
-  const natsUrl = await privateNats();
+  natsServer = await TestNatsServer.start();
   const pgUrl = new URL(stack.infra.databaseUrl);
   pgProxy = new TcpProxy({ host: pgUrl.hostname, port: Number(pgUrl.port || 5432) });
   await pgProxy.listen();
@@ -277,7 +184,8 @@ beforeAll(async () => {
   rpc = new RpcProxy(chain.rpcUrl);
   await rpc.listen();
   await stack.start({
-    natsUrl,
+    natsUrl: natsServer.url,
+    natsSeeds: natsServer.seeds,
     databaseUrlFor: (url) => {
       const u = new URL(url);
       u.hostname = "127.0.0.1";
@@ -288,7 +196,7 @@ beforeAll(async () => {
   // The same gateway with a short bus timeout, so a request lost with a killed service answers in seconds.
   await stack.gateway.stop();
   stack.gateway = await startGateway(
-    GatewayEnv.parse({ NATS_URL: stack.natsUrl, PORT: new URL(stack.base).port, HOST: "127.0.0.1", HEALTH_PORT: 0, LOG_LEVEL: "warn", BUS_TIMEOUT_MS, PUBLIC_BASE_URL: stack.base }),
+    GatewayEnv.parse({ ...stack.busEnv("gateway"), PORT: new URL(stack.base).port, HOST: "127.0.0.1", HEALTH_PORT: 0, LOG_LEVEL: "warn", BUS_TIMEOUT_MS, PUBLIC_BASE_URL: stack.base }),
   );
   directDb = new pg.Client({ connectionString: stack.db.url });
   await directDb.connect();
@@ -311,11 +219,10 @@ afterAll(async () => {
     await bounded(directDb?.end() ?? Promise.resolve(), 5_000);
     await bounded(stack.stop(), 20_000);
   } finally {
-    if (natsServer) await killHard(natsServer);
+    await natsServer?.stop();
     await rpc?.close();
     await pgProxy?.close();
     await chain?.stop();
-    for (const dir of tmpDirs) rmSync(dir, { recursive: true, force: true });
     process.off("uncaughtException", onUncaught);
     console.info(`faults-payments figures: ${JSON.stringify(figures)}`);
   }
@@ -673,6 +580,54 @@ describe("a settlement whose outcome payments cannot read", () => {
     // Its read was never served: sent again, the payment gets it, charged once.
     await expectRedelivered(await replay(p), 1);
     expect(await chain.balanceOf(payTo)).toBe(balance + p.price);
+    expect(await transfersOf(p)).toHaveLength(1);
+  });
+
+  it("v1 (x402-fetch 1.x) from a contract wallet, settled by x402's facilitator, mined but every receipt lookup fails: nothing served, the claim stays open (not failed) and is reconciled as settled, once", async () => {
+    // A contract wallet's signature cannot be recovered locally: x402's v1 exact scheme
+    // verifies and settles it (not a batch), the path whose receipt failure comes back as an
+    // error message with no transaction.
+    const owner = privateKeyToAccount(generatePrivateKey());
+    const wallet = privateKeyToAccount(generatePrivateKey()).address;
+    await chainRpc("hardhat_setCode", [wallet, ACCEPT_ALL_WALLET]);
+    const path = "/api/board/indices";
+    const price = ROUTE_BY_PATH.get(path)!.price!;
+    await chain.mint(wallet, price);
+    let header = "";
+    const recording = (input: string | URL | Request, init?: RequestInit) => {
+      header = new Headers(init?.headers).get("x-payment") ?? header;
+      return fetch(input, { ...init, signal: AbortSignal.timeout(HANG_MS) });
+    };
+    const client = createWalletClient({ account: { ...owner, address: wallet }, chain: chain.chain, transport: viemHttp(chain.rpcUrl) });
+    const balance = await chain.balanceOf(payTo);
+    const t = Date.now();
+    rpc.rule = (m) => (m === "eth_getTransactionReceipt" ? "fail" : "forward");
+    let res: Response;
+    try {
+      res = await wrapFetchV1(recording as typeof fetch, client as never)(`${stack.base}${path}`);
+    } finally {
+      rpc.rule = () => "forward";
+    }
+    expect(rpc.since(t, "eth_getTransactionReceipt", "fail").length).toBeGreaterThan(0);
+    expect(await refusal(res)).toBe("payment_settlement_failed");
+    const sent = JSON.parse(Buffer.from(header, "base64").toString()) as { x402Version: number; payload: { authorization: { nonce: Hex } } };
+    expect(sent.x402Version).toBe(1);
+    const p: Payment = { header, from: wallet, nonce: sent.payload.authorization.nonce, path, price };
+    // The money moved nevertheless, in a transaction of x402's facilitator (the claim was not batched).
+    const [tx] = await transfersOf(p);
+    expect(tx).toBeTruthy();
+    expect(await chain.balanceOf(payTo)).toBe(balance + price);
+    const stored = await directDb.query<{ version: number; batched: boolean }>("select (payment->>'version')::int as version, payment ? 'batched' as batched from payments.claims where lower(payer) = $1", [
+      wallet.toLowerCase(),
+    ]);
+    expect(stored.rows).toEqual([{ version: 1, batched: false }]);
+    // Not closed as failed: open, for reconciliation to read the authorization on chain.
+    expect((await claimOf(p))?.state).toBe("claimed");
+    await until(async () => (await claimOf(p))?.state === "settled", 10_000);
+    expect(await claimOf(p)).toMatchObject({ transaction: tx!.transactionHash });
+    // Its read was never served: sent again (X-PAYMENT, as x402-fetch sends it), the payment gets it, charged once.
+    await expectRedelivered(await fetch(`${stack.base}${path}`, { headers: { "x-payment": header }, signal: AbortSignal.timeout(HANG_MS) }), 1);
+    expect(await chain.balanceOf(payTo)).toBe(balance + price);
     expect(await transfersOf(p)).toHaveLength(1);
   });
 

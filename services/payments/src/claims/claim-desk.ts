@@ -27,6 +27,22 @@ import type { JWSSignedReceipt } from "@x402/extensions/offer-receipt";
  */
 const SETTLEMENT_PENDING = "settlement_pending";
 
+/** The outcome reason counted for a v1 settlement whose error leaves it unknown. */
+const SETTLEMENT_UNKNOWN = "settlement_unknown";
+
+/** x402's reason codes are snake_case words; any other errorReason is the message of an error a scheme caught. */
+const REASON_CODE = /^[a-z][a-z0-9_]*$/;
+
+/**
+ * Whether a failed settlement of our facilitator may have moved money nevertheless. @x402/evm's
+ * v1 scheme catches whatever its settlement threw (a receipt it could not read included: the
+ * transaction may be mined) and answers the error's message with no transaction, where v2
+ * says settlement_pending. Only a rail that can read the chain later (reconcile) is left to it:
+ * one that cannot would hold the claim for an operator.
+ */
+const mayHaveSettled = (version: 1 | 2, rail: X402Rail, result: SettleResponse) =>
+  version === 1 && rail.reconcile !== undefined && result.transaction === "" && !REASON_CODE.test(result.errorReason ?? "");
+
 /**
  * The paid-read ledger: a payment is verified and claimed (unique in Postgres) before
  * anything is served, settled only after the read succeeded, released when it failed.
@@ -251,6 +267,12 @@ export class ClaimDesk {
       // closing it as failed would leave a charge the ledger never records.
       this.log.warn({ claim: claimId, rail: rail.rail, transaction: result.transaction }, "settlement outcome unknown; left for reconciliation");
       throw this.unsettled(rail.rail, "failed", new BusError("payment_settlement_failed"), SETTLEMENT_PENDING);
+    }
+    if (!result.success && mayHaveSettled(stored.version, rail, result)) {
+      // The same for v1's caught errors: reconciliation settles the claim if the authorization
+      // was used on chain, and releases it if not (nothing moved, the payment may come again).
+      this.log.warn({ claim: claimId, rail: rail.rail, reason: result.errorReason }, "v1 settlement outcome unknown; left for reconciliation");
+      throw this.unsettled(rail.rail, "failed", new BusError("payment_settlement_failed"), SETTLEMENT_UNKNOWN);
     }
     if (!result.success) {
       await this.store.failed(claimId, result.errorMessage ?? result.errorReason ?? "settlement failed");
