@@ -7,7 +7,7 @@ import { pingEndpoint, type ServiceName } from "@board/proto";
 import { freePort, freshDatabase, type TestDatabase } from "@board/service-kit/testing";
 import { connect, type NatsConnection } from "nats";
 import { NO_BURST, publishBenchBoards, resetBenchStreams, untilServing } from "./boards.js";
-import type { BenchInfra } from "./infra.js";
+import { benchBusEnv, benchBusOptions, type BenchInfra } from "./infra.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 /** Linux's clock ticks per second for /proc/<pid>/stat (USER_HZ). */
@@ -32,7 +32,7 @@ export class BenchProcesses {
   }
 
   async start(): Promise<void> {
-    this.nc = await connect({ servers: this.infra.natsUrl });
+    this.nc = await connect(benchBusOptions(this.infra));
     await resetBenchStreams(this.nc);
     this.db = await freshDatabase(this.infra.databaseUrl);
     this.port = await freePort();
@@ -88,7 +88,7 @@ export class BenchProcesses {
       stdio: ["ignore", "ignore", "pipe"],
       env: {
         PATH: this.infra.path,
-        NATS_URL: this.infra.natsUrl,
+        ...benchBusEnv(this.infra, name),
         DATABASE_URL: this.db.url,
         HEALTH_PORT: "0",
         LOG_LEVEL: "warn",

@@ -1,3 +1,4 @@
+import type { ServiceName } from "@board/proto";
 import { freePort, freshDatabase, type TestDatabase } from "@board/service-kit/testing";
 import { connect, type NatsConnection } from "nats";
 import { BoardEnv } from "../services/board/src/env.js";
@@ -12,7 +13,7 @@ import { startMetering } from "../services/metering/src/start.js";
 import { PaymentsEnv } from "../services/payments/src/env.js";
 import { startPayments, type PaymentsService } from "../services/payments/src/start.js";
 import { NO_BURST, publishBenchBoards, resetBenchStreams, untilServing } from "./boards.js";
-import type { BenchInfra } from "./infra.js";
+import { benchBusEnv, benchBusOptions, type BenchInfra } from "./infra.js";
 
 
 /**
@@ -38,18 +39,18 @@ export class BenchStack {
   }
 
   async start(): Promise<void> {
-    this.nc = await connect({ servers: this.infra.natsUrl });
+    this.nc = await connect(benchBusOptions(this.infra));
     await resetBenchStreams(this.nc);
     this.db = await freshDatabase(this.infra.databaseUrl);
     this.port = await freePort();
     const base = `http://127.0.0.1:${this.port}`;
-    const common = { NATS_URL: this.infra.natsUrl, DATABASE_URL: this.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" };
-    this.metering = await startMetering(MeteringEnv.parse({ ...common, ...NO_BURST }));
-    this.identity = await startIdentity(IdentityEnv.parse({ ...common, IDENTITY_SECRET: randomBytes(32).toString("base64url"), PUBLIC_BASE_URL: base }));
+    const common = (service: ServiceName) => ({ ...benchBusEnv(this.infra, service), DATABASE_URL: this.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" });
+    this.metering = await startMetering(MeteringEnv.parse({ ...common("metering"), ...NO_BURST }));
+    this.identity = await startIdentity(IdentityEnv.parse({ ...common("identity"), IDENTITY_SECRET: randomBytes(32).toString("base64url"), PUBLIC_BASE_URL: base }));
     this.gateway = await startGateway(
-      GatewayEnv.parse({ NATS_URL: this.infra.natsUrl, PORT: this.port, HOST: "127.0.0.1", HEALTH_PORT: 0, LOG_LEVEL: "warn", BUS_TIMEOUT_MS: 2000, PUBLIC_BASE_URL: base }),
+      GatewayEnv.parse({ ...benchBusEnv(this.infra, "gateway"), PORT: this.port, HOST: "127.0.0.1", HEALTH_PORT: 0, LOG_LEVEL: "warn", BUS_TIMEOUT_MS: 2000, PUBLIC_BASE_URL: base }),
     );
-    this.board = await startBoard(BoardEnv.parse(common));
+    this.board = await startBoard(BoardEnv.parse(common("board")));
     await publishBenchBoards(this.nc);
     await untilServing(this.base);
   }
@@ -61,7 +62,7 @@ export class BenchStack {
   async startPayments(env: Record<string, string>): Promise<PaymentsService> {
     await this.stopPayments();
     this.payments = await startPayments(
-      PaymentsEnv.parse({ NATS_URL: this.infra.natsUrl, DATABASE_URL: this.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn", RECEIPT_SECRET: this.receiptSecret, ...env }),
+      PaymentsEnv.parse({ ...benchBusEnv(this.infra, "payments"), DATABASE_URL: this.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn", RECEIPT_SECRET: this.receiptSecret, ...env }),
     );
     return this.payments;
   }

@@ -1,11 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { balanceOf, BoardClient, createPayer, devWalletConfig, RAILS, type DevWallets, type Rail } from "@board/client";
 import { identityLicenseIssue, RegimeView } from "@board/proto";
 import { request } from "@board/service-kit";
-import { fixtureSnapshot, freePort, killHard, portAnswers } from "@board/service-kit/testing";
+import { fixtureSnapshot, TestNatsServer } from "@board/service-kit/testing";
 import { generateKeyPairSigner } from "@solana/kit";
 import algosdk from "algosdk";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -22,23 +21,13 @@ import { TRANSACTION } from "../settlement-references.js";
 
 const dir = mkdtempSync(path.join(tmpdir(), "client-test-"));
 const stack = new Stack();
-let nats: ChildProcess;
+let nats: TestNatsServer | null = null;
 let dev: DevChains;
 let wallets: DevWallets;
 
-async function startNats(): Promise<string> {
-  const port = await freePort();
-  nats = spawn("/usr/sbin/nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", path.join(dir, "jetstream")], { stdio: "ignore" });
-  const deadline = Date.now() + 10_000;
-  while (!(await portAnswers(port))) {
-    if (nats.exitCode !== null || Date.now() > deadline) throw new Error("the private nats-server did not start");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return `nats://127.0.0.1:${port}`;
-}
-
 beforeAll(async () => {
-  await stack.start({ natsUrl: await startNats(), metering: { BURST_CAPACITY: "100000", BURST_PER_SECOND: "100000" } });
+  nats = await TestNatsServer.start();
+  await stack.start({ natsUrl: nats.url, natsSeeds: nats.seeds, metering: { BURST_CAPACITY: "100000", BURST_PER_SECOND: "100000" } });
   const boardUp = (async () => {
     await stack.startBoard();
     await stack.publishTwoDays();
@@ -52,7 +41,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack.stop();
   await dev?.stop();
-  if (nats) await killHard(nats);
+  await nats?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -1,4 +1,4 @@
-import { BUS_ENDPOINTS, BoardReadMeta, ViewName } from "@board/proto";
+import { BUS_ENDPOINTS, BoardReadMeta, ViewName, type ServiceName } from "@board/proto";
 import { request, requestBytes, type Runtime } from "@board/service-kit";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { PaymentsEnv } from "../../services/payments/src/env.js";
@@ -14,10 +14,10 @@ let scanner: ScannerService;
 beforeAll(async () => {
   await stack.start();
   await stack.startBoard();
-  const common = { NATS_URL: stack.infra.natsUrl, DATABASE_URL: stack.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" };
+  const common = (service: ServiceName) => ({ ...stack.busEnv(service), DATABASE_URL: stack.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" });
   // Identity and metering come with the stack.
-  others.push((await startPayments(PaymentsEnv.parse(common))).runtime);
-  scanner = await startScanner(ScannerEnv.parse(common));
+  others.push((await startPayments(PaymentsEnv.parse(common("payments")))).runtime);
+  scanner = await startScanner(ScannerEnv.parse(common("scanner-ingest")));
   await scanner.ready;
   await until(() => stack.board!.publication()?.views.has("free") === true);
 }, 120_000);

@@ -1,10 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { BoardState, BoardStatus, ErrorBody, FreeBoard, FullBoard } from "@board/proto";
-import { fixtureSnapshot, freePort, killHard, portAnswers } from "@board/service-kit/testing";
+import { fixtureSnapshot, killHard, TestNatsServer } from "@board/service-kit/testing";
 import { RequestStrategy, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
@@ -18,7 +15,6 @@ import { Stack, until } from "./harness.js";
 // 3. the scanner silent for a simulated hour: the board keeps serving, with an honest age.
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const NATS_SERVER = "/usr/sbin/nats-server";
 /** The Stack's gateway BUS_TIMEOUT_MS: a request lost on the bus answers 504 after it. */
 const BUS_TIMEOUT_MS = 2000;
 /** The anonymous burst check (gateway access/meter.ts) holds a read at most this long, then fails open. */
@@ -31,57 +27,26 @@ const HANG_MS = 6000;
 // ---------------------------------------------------------------- processes of this file
 
 const children = new Set<ChildProcess>();
-const tmpDirs: string[] = [];
 
-/** A private nats-server with JetStream on a fixed port and store, so it can be killed and started again as "the same server". */
-class PrivateNats {
-  child: ChildProcess | null = null;
-  private stderr = "";
-  private constructor(
-    readonly port: number,
-    readonly storeDir: string,
-  ) {}
-
-  static async start(): Promise<PrivateNats> {
-    const dir = mkdtempSync(path.join(tmpdir(), "faults-bus-"));
-    tmpDirs.push(dir);
-    const nats = new PrivateNats(await freePort(), path.join(dir, "jetstream"));
-    await nats.up();
+/**
+ * A private nats-server (authorization on, as the suite's bus) on a fixed port and store, so it
+ * can be killed and started again as "the same server".
+ */
+type PrivateNats = TestNatsServer;
+const natsServers: TestNatsServer[] = [];
+const PrivateNats = {
+  async start(): Promise<PrivateNats> {
+    const nats = await TestNatsServer.start();
+    natsServers.push(nats);
     return nats;
-  }
-
-  get url() {
-    return `nats://127.0.0.1:${this.port}`;
-  }
-
-  async up(): Promise<void> {
-    const child = spawn(NATS_SERVER, ["-a", "127.0.0.1", "-p", String(this.port), "-js", "-sd", this.storeDir], { stdio: ["ignore", "ignore", "pipe"] });
-    children.add(child);
-    child.once("exit", () => children.delete(child));
-    child.stderr?.on("data", (d: Buffer) => (this.stderr = (this.stderr + d.toString()).slice(-4000)));
-    this.child = child;
-    const deadline = Date.now() + 10_000;
-    while (!(await portAnswers(this.port))) {
-      if (child.exitCode !== null) throw new Error(`nats-server exited: ${this.stderr.trim()}`);
-      if (Date.now() > deadline) throw new Error(`nats-server did not listen within 10 s: ${this.stderr.trim()}`);
-      await sleep(50);
-    }
-  }
-
-  /** SIGKILL: no lame-duck mode, no goodbye to the clients. */
-  async kill(): Promise<void> {
-    const child = this.child;
-    this.child = null;
-    if (child) await killHard(child);
-  }
-}
-
+  },
+};
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The stack on this nats-server, with a board serving the two fixture days. */
 async function startServingOn(stack: Stack, nats: PrivateNats): Promise<void> {
-  await stack.start({ natsUrl: nats.url });
+  await stack.start({ natsUrl: nats.url, natsSeeds: nats.seeds });
   await stack.startBoard();
   await stack.publishTwoDays();
   await until(() => stack.board!.publication()?.board.asof_daily === "2026-11-20" && stack.board!.publication()!.views.has("free"));
@@ -95,7 +60,7 @@ async function stopStack(stack: Stack): Promise<void> {
 afterAll(async () => {
   // Whatever a failed test left behind: every process this file started, then its stores.
   await Promise.all([...children].map((c) => killHard(c)));
-  for (const dir of tmpDirs) rmSync(dir, { recursive: true, force: true });
+  await Promise.all(natsServers.map((n) => n.stop()));
 });
 
 // ---------------------------------------------------------------- readers
@@ -262,7 +227,7 @@ describe("a board replica killed under load", () => {
     // its TCP connection drops with no unsubscribe, no drain, replies in flight are lost.
     victim = spawn(process.execPath, ["--import", "tsx", "services/board/src/main.ts"], {
       cwd: ROOT,
-      env: { NATS_URL: stack.natsUrl, DATABASE_URL: stack.databaseUrl, HEALTH_PORT: "0", LOG_LEVEL: "warn", INSTANCE_ID: victimName },
+      env: { ...stack.busEnv("board"), DATABASE_URL: stack.databaseUrl, HEALTH_PORT: "0", LOG_LEVEL: "warn", INSTANCE_ID: victimName },
       stdio: ["ignore", "ignore", "pipe"],
     });
     children.add(victim);
@@ -351,7 +316,7 @@ describe("the nats-server killed and restarted under load", () => {
   });
   afterAll(async () => {
     // A drain needs a server: bring it back if a failure left it down, then stop everything.
-    if (!nats?.child) await nats?.up().catch(() => undefined);
+    if (nats && !nats.running) await nats.up().catch(() => undefined);
     await stopStack(stack);
     await nats?.kill();
   });
@@ -484,7 +449,7 @@ describe("the scanner down for a simulated hour", () => {
 
   beforeAll(async () => {
     nats = await PrivateNats.start();
-    await stack.start({ natsUrl: nats.url });
+    await stack.start({ natsUrl: nats.url, natsSeeds: nats.seeds });
     await stack.startBoard({ now: () => new Date(nowMs) });
     await stack.publishTwoDays();
     await until(() => stack.board!.publication()?.board.asof_daily === "2026-11-20" && stack.board!.publication()!.views.has("free"));

@@ -1,9 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { SERVED_READS_STREAM, type BusPrincipal } from "@board/proto";
 import { ensureSnapshotStream } from "@board/service-kit";
-import { deleteSnapshotStream, fixtureSnapshot, freePort, liveSnapshot, freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
+import { busEnvOf, busOptionsOf, deleteSnapshotStream, fixtureSnapshot, freePort, liveSnapshot, freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
 import { eip3009TokenAbi, type EvmChain } from "@board/test-chains/evm";
-import { connect, nkeyAuthenticator, type NatsConnection } from "nats";
+import { connect, type ConnectionOptions, type NatsConnection } from "nats";
 import { createPublicClient, createWalletClient, http, type Address, type Hash, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { expect } from "vitest";
@@ -57,7 +57,8 @@ export class Stack {
 
   /** The bus the stack's services use (StackOptions.natsUrl, else the shared test NATS). */
   natsUrl = this.infra.natsUrl;
-  private natsSeeds: Partial<Record<BusPrincipal | "admin", string>> = {};
+  /** The credentials of that bus (the suite's bus has authorization on; a fault test's own server brings its own). */
+  natsSeeds: Partial<Record<BusPrincipal | "admin", string>> = this.infra.natsSeeds ?? {};
   /** The Postgres URL the services use (StackOptions.databaseUrlFor applied to the fresh database's). */
   databaseUrl = "";
 
@@ -71,11 +72,22 @@ export class Stack {
     return seed ? { NATS_NKEY_SEED: seed } : {};
   }
 
+  /** A service's bus settings on this stack's bus (for one a test starts or spawns itself). */
+  busEnv(principal: BusPrincipal): { NATS_URL: string; NATS_NKEY_SEED?: string } {
+    return busEnvOf(this.natsUrl, this.natsSeeds, principal);
+  }
+
+  /** nats.js options for a test's own connection to this stack's bus: the admin, or a principal. */
+  busOptions(user: BusPrincipal | "admin" = "admin"): ConnectionOptions {
+    return busOptionsOf(this.natsUrl, this.natsSeeds, user);
+  }
+
   async start(opts: StackOptions = {}) {
-    if (opts.natsUrl) this.natsUrl = opts.natsUrl;
-    if (opts.natsSeeds) this.natsSeeds = opts.natsSeeds;
-    const admin = this.natsSeeds.admin;
-    this.nc = await connect({ servers: this.natsUrl, ...(admin ? { authenticator: nkeyAuthenticator(new TextEncoder().encode(admin)) } : {}) });
+    if (opts.natsUrl) {
+      this.natsUrl = opts.natsUrl;
+      this.natsSeeds = opts.natsSeeds ?? {};
+    } else if (opts.natsSeeds) this.natsSeeds = opts.natsSeeds;
+    this.nc = await connect(this.busOptions());
     await deleteSnapshotStream(this.nc);
     await ensureSnapshotStream(this.nc);
     // Each file counts its own served reads: metering makes the stream again at start.

@@ -1,11 +1,7 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { registerBatchScheme } from "@circle-fin/x402-batching/client";
 import { BoardStatus, PaymentRails, paymentsStatus, type PaymentRails as Rails } from "@board/proto";
 import { request } from "@board/service-kit";
-import { freePort, killHard, portAnswers } from "@board/service-kit/testing";
+import { freePort, TestNatsServer } from "@board/service-kit/testing";
 import { startAlgodStandIn, type AlgodStandIn } from "@board/test-chains/avm";
 import { GATEWAY_BASE, startCircleGatewayStandIn, type CircleGatewayStandIn } from "@board/test-chains/circle-gateway";
 import { startEvmChain, type EvmChain } from "@board/test-chains/evm";
@@ -23,14 +19,12 @@ import { Stack, until } from "./harness.js";
  * down`, and offers the batched rail once the Gateway answers, within the backoff. The stack
  * runs on a nats-server of this file's own, so no other file's payments answers for ours.
  */
-const NATS_SERVER = "/usr/sbin/nats-server";
 const NETWORK = "eip155:8453";
 /** The schedule under test: 100 ms doubling to 400 ms, no jitter. */
 const RETRY = { RAIL_RETRY_INITIAL_MS: "100", RAIL_RETRY_MAX_MS: "400", RAIL_RETRY_JITTER: "0" };
 
 const stack = new Stack();
-let nats: ChildProcess | null = null;
-let natsDir = "";
+let nats: TestNatsServer | null = null;
 let chain: EvmChain;
 let algod: AlgodStandIn;
 let gateway: CircleGatewayStandIn | null = null;
@@ -38,19 +32,11 @@ let gateway: CircleGatewayStandIn | null = null;
 let gatewayPort = 0;
 const payTo = privateKeyToAccount(generatePrivateKey()).address;
 
-async function privateNats(): Promise<string> {
-  natsDir = mkdtempSync(path.join(tmpdir(), "rail-recovery-"));
-  const port = await freePort();
-  nats = spawn(NATS_SERVER, ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", path.join(natsDir, "jetstream")], { stdio: "ignore" });
-  await until(() => portAnswers(port), 10_000);
-  return `nats://127.0.0.1:${port}`;
-}
-
 beforeAll(async () => {
-  const natsUrl = await privateNats();
+  nats = await TestNatsServer.start();
   [chain, algod, gatewayPort] = await Promise.all([startEvmChain(), startAlgodStandIn({ accounts: 2 }), freePort()]);
   algod.optIn(algod.accounts[1]!.address);
-  await stack.start({ natsUrl });
+  await stack.start({ natsUrl: nats.url, natsSeeds: nats.seeds });
   await stack.startBoard();
   await stack.publishTwoDays();
   await stack.startPayments({
@@ -74,8 +60,7 @@ afterAll(async () => {
   await gateway?.stop();
   await algod?.stop();
   await chain?.stop();
-  if (nats) await killHard(nats);
-  if (natsDir) rmSync(natsDir, { recursive: true, force: true });
+  await nats?.stop();
 });
 
 /** The v2 offers of a paid route's 402, and whether it carries an MPP challenge. */

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { PingReply, pingEndpoint, SERVICE_NAMES } from "@board/proto";
+import { PingReply, pingEndpoint, SERVICE_NAMES, type ServiceName } from "@board/proto";
 import { request, type Runtime } from "@board/service-kit";
-import { freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
+import { busEnv, freshDatabase, testBusOptions, testInfra, type TestDatabase } from "@board/service-kit/testing";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IdentityEnv } from "../../services/identity/src/env.js";
@@ -17,12 +17,12 @@ let db: TestDatabase;
 const running: Pick<Runtime<Record<string, unknown>>, "service" | "instance" | "health" | "stop">[] = [];
 
 beforeAll(async () => {
-  nc = await connect({ servers: infra.natsUrl });
+  nc = await connect(testBusOptions());
   db = await freshDatabase(infra.databaseUrl);
-  const common = { NATS_URL: infra.natsUrl, DATABASE_URL: db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" };
-  running.push((await startIdentity(IdentityEnv.parse({ ...common, IDENTITY_SECRET: randomBytes(32).toString("base64url") }))).runtime);
-  running.push((await startMetering(MeteringEnv.parse(common))).runtime);
-  running.push((await startPayments(PaymentsEnv.parse(common))).runtime);
+  const common = (service: ServiceName) => ({ ...busEnv(service), DATABASE_URL: db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" });
+  running.push((await startIdentity(IdentityEnv.parse({ ...common("identity"), IDENTITY_SECRET: randomBytes(32).toString("base64url") }))).runtime);
+  running.push((await startMetering(MeteringEnv.parse(common("metering")))).runtime);
+  running.push((await startPayments(PaymentsEnv.parse(common("payments")))).runtime);
 });
 
 afterAll(async () => {

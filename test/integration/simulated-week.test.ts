@@ -45,7 +45,7 @@ beforeAll(async () => {
   };
   clock = new FastForwardClock(START, END, boardCaughtUp);
   scanner = await startScanner(
-    ScannerEnv.parse({ NATS_URL: stack.infra.natsUrl, HEALTH_PORT: 0, LOG_LEVEL: "warn", REFRESH_MINUTES: String(REFRESH) }),
+    ScannerEnv.parse({ ...stack.busEnv("scanner-ingest"), HEALTH_PORT: 0, LOG_LEVEL: "warn", REFRESH_MINUTES: String(REFRESH) }),
     { clock },
   );
   await clock.reachedEnd;

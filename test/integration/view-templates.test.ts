@@ -1,6 +1,6 @@
 import http from "node:http";
 import { gunzipSync } from "node:zlib";
-import { boardRead, BoardReadRequest, BUS_META_HEADER, FreeBoard, FullBoard } from "@board/proto";
+import { boardRead, BoardReadRequest, BUS_META_HEADER, FreeBoard, FullBoard, inboxPrefixOf } from "@board/proto";
 import { fixtureSnapshot } from "@board/service-kit/testing";
 import type { Subscription } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -26,7 +26,8 @@ beforeAll(async () => {
         asks.push({ view: r.view, encoding: r.encoding ?? "identity", cached: r.cached_etag !== undefined });
       },
     }),
-    stack.nc.subscribe("_INBOX.>", { callback: (_e, m) => void (m.headers?.get(BUS_META_HEADER) && replyBytes.push(m.data.length)) }),
+    // The gateway's replies come to its own inbox prefix.
+    stack.nc.subscribe(`${inboxPrefixOf("gateway")}.>`, { callback: (_e, m) => void (m.headers?.get(BUS_META_HEADER) && replyBytes.push(m.data.length)) }),
   );
   await stack.nc.flush();
 });

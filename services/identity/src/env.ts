@@ -39,6 +39,8 @@ export const LicenseCliEnv = z
     NATS_URL: z.string().min(1).default("nats://127.0.0.1:4222"),
     NATS_NKEY_SEED: BaseEnv.shape.NATS_NKEY_SEED,
     NATS_NKEY_SEED_FILE: z.string().min(1).optional(),
+    /** The bus's CA, as the services take it (prod: TLS inside the namespace). */
+    NATS_TLS_CA_FILE: BaseEnv.shape.NATS_TLS_CA_FILE,
   })
   .refine((env) => !(env.NATS_NKEY_SEED && env.NATS_NKEY_SEED_FILE), { path: ["NATS_NKEY_SEED_FILE"], message: "give NATS_NKEY_SEED or NATS_NKEY_SEED_FILE, not both" });
 export type LicenseCliEnv = z.infer<typeof LicenseCliEnv>;

@@ -33,4 +33,11 @@ describe("IdentityEnv", () => {
   it("LicenseCliEnv needs only NATS_URL", () => {
     expect(LicenseCliEnv.parse({})).toEqual({ NATS_URL: "nats://127.0.0.1:4222" });
   });
+
+  it("LicenseCliEnv takes the operator's seed or its file, not both", () => {
+    const seed = `SU${"A".repeat(56)}`;
+    expect(LicenseCliEnv.parse({ NATS_NKEY_SEED: seed }).NATS_NKEY_SEED).toBe(seed);
+    expect(LicenseCliEnv.safeParse({ NATS_NKEY_SEED: "not-a-seed" }).success).toBe(false);
+    expect(LicenseCliEnv.safeParse({ NATS_NKEY_SEED: seed, NATS_NKEY_SEED_FILE: "/x" }).success).toBe(false);
+  });
 });

@@ -7,3 +7,4 @@ export * from "./port.js";
 export * from "./live-fixtures.js";
 export * from "./spans.js";
 export * from "./processes.js";
+export * from "./nats-server.js";

@@ -1,8 +1,11 @@
 import net from "node:net";
 import { testEnv } from "./env.js";
+import { natsServerBinary, TestNatsServer, type BusSeeds } from "./nats-server.js";
 
 export interface TestInfra {
   natsUrl: string;
+  /** The credentials of the bus at natsUrl: each principal's and the tests' admin; none for a bus without authorization. */
+  natsSeeds?: BusSeeds;
   /** A Postgres URL whose user may CREATE DATABASE: each test file gets a fresh database. */
   databaseUrl: string;
   source: string;
@@ -16,8 +19,28 @@ const LOCAL_PG = "postgres://postgres@127.0.0.1:5432/test";
  * Real infrastructure for the tests, in this order: NATS_URL / DATABASE_URL when set;
  * containers when a Docker engine answers; the local services on their standard ports
  * when they answer; otherwise a failure that says what to do. Never a mock, never a skip.
+ * Where a nats-server binary is installed, the bus is one started for the run with
+ * authorization on, as every deployment has it: every service in the suite connects with its
+ * own credential and its permissions from proto's BUS_GRANTS.
  */
 export async function resolveTestInfra(): Promise<TestInfra> {
+  const infra = await resolveServers();
+  const bin = natsServerBinary();
+  if (!bin) return infra;
+  const nats = await TestNatsServer.start(bin);
+  return {
+    natsUrl: nats.url,
+    natsSeeds: nats.seeds,
+    databaseUrl: infra.databaseUrl,
+    source: `${infra.source}; NATS with authorization on at ${nats.url}`,
+    stop: async () => {
+      await nats.stop();
+      await infra.stop();
+    },
+  };
+}
+
+async function resolveServers(): Promise<TestInfra> {
   if (testEnv.natsUrl && testEnv.databaseUrl) {
     return { natsUrl: testEnv.natsUrl, databaseUrl: testEnv.databaseUrl, source: "environment", stop: async () => {} };
   }

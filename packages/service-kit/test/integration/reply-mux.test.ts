@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ReplyMux } from "../../src/reply-mux.js";
-import { testInfra } from "../../src/testing/inject.js";
+import { testBusOptions } from "../../src/testing/inject.js";
 
 let nc: NatsConnection;
 let responder: NatsConnection;
@@ -11,8 +11,8 @@ const enc = new TextEncoder();
 const dec = new TextDecoder();
 
 beforeAll(async () => {
-  nc = await connect({ servers: testInfra().natsUrl });
-  responder = await connect({ servers: testInfra().natsUrl });
+  nc = await connect(testBusOptions());
+  responder = await connect(testBusOptions());
   // Echoes after the delay the request asks for, so replies come back out of order.
   responder.subscribe(`${subject}.echo`, {
     callback: (_err, msg) => {
@@ -49,7 +49,7 @@ describe("ReplyMux", () => {
   });
 
   it("refuses at once on a closed connection (503)", async () => {
-    const closed = await connect({ servers: testInfra().natsUrl });
+    const closed = await connect(testBusOptions());
     const mux = new ReplyMux(closed);
     await closed.close();
     await expect(mux.request(`${subject}.echo`, enc.encode("x:0"), 1000)).rejects.toMatchObject({ code: "service_unavailable", status: 503 });

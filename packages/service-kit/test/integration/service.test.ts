@@ -7,7 +7,7 @@ import { createLogger } from "../../src/log.js";
 import { createMetrics } from "../../src/metrics.js";
 import { request } from "../../src/request.js";
 import { addBusService, bind } from "../../src/service.js";
-import { testInfra } from "../../src/testing/inject.js";
+import { testBusOptions } from "../../src/testing/inject.js";
 
 // A throwaway service under the metering name with its own test-only endpoints.
 const Echo = busEndpoint("metering", "test_echo", z.object({ n: z.number() }), z.object({ n: z.number() }));
@@ -20,7 +20,7 @@ let nc: NatsConnection;
 const log = createLogger("metering", "silent", "test");
 
 beforeAll(async () => {
-  nc = await connect({ servers: testInfra().natsUrl });
+  nc = await connect(testBusOptions());
   await addBusService({
     nc,
     name: "metering",

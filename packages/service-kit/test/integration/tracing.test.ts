@@ -13,7 +13,7 @@ import { bind } from "../../src/service.js";
 import { consumeTraced, publishTraced } from "../../src/stream-tracing.js";
 import { exportSpansTo } from "../../src/telemetry.js";
 import { freshDatabase, type TestDatabase } from "../../src/testing/database.js";
-import { testInfra } from "../../src/testing/inject.js";
+import { busEnv, testBusOptions, testInfra } from "../../src/testing/inject.js";
 
 // Test-only endpoints under the metering name, served by a runtime that is "metering" here.
 const Lookup = busEndpoint("metering", "test_trace_lookup", z.object({ n: z.number() }), z.object({ n: z.number() }));
@@ -34,7 +34,8 @@ beforeAll(async () => {
   exportSpansTo(exporter);
   const infra = testInfra();
   db = await freshDatabase(infra.databaseUrl);
-  const env = (extra: Record<string, string> = {}) => BaseEnv.parse({ NATS_URL: infra.natsUrl, HEALTH_PORT: "0", LOG_LEVEL: "silent", ...extra });
+  // Services of the test's own, on subjects of its own: the suite's admin credential.
+  const env = (extra: Record<string, string> = {}) => BaseEnv.parse({ ...busEnv("admin"), HEALTH_PORT: "0", LOG_LEVEL: "silent", ...extra });
   caller = await startRuntime({ service: "gateway", version: "0.0.0", description: "test caller", env: env() });
   callee = await startRuntime({ service: "metering", version: "0.0.0", description: "test callee", env: env({ DATABASE_URL: db.url }), database: {} });
   const database = callee.database!.db;
@@ -54,7 +55,7 @@ beforeAll(async () => {
       throw new Error("detail that must stay in the log");
     }),
   ]);
-  plain = await connect({ servers: infra.natsUrl });
+  plain = await connect(testBusOptions());
   const jsm = await plain.jetstreamManager();
   await jsm.streams.delete(STREAM).catch(() => false);
   await jsm.streams.add({ name: STREAM, subjects: [STREAM_SUBJECT] });

@@ -26,7 +26,7 @@ import {
 } from "@board/proto";
 import type { BusError } from "@board/service-kit";
 import { requestBytes, ensureSnapshotStream } from "@board/service-kit";
-import { deleteSnapshotStream, fixtureSnapshot, freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
+import { busEnv, deleteSnapshotStream, fixtureSnapshot, freshDatabase, testBusOptions, testInfra, type TestDatabase } from "@board/service-kit/testing";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { z } from "zod";
@@ -38,7 +38,7 @@ let nc: NatsConnection;
 let db: TestDatabase;
 let board: BoardService | null = null;
 
-const env = () => BoardEnv.parse({ NATS_URL: infra.natsUrl, DATABASE_URL: db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" });
+const env = () => BoardEnv.parse({ ...busEnv("board"), DATABASE_URL: db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" });
 const yesterday = fixtureSnapshot({ asofDaily: "2026-11-19", computedAt: "2026-11-19T13:00:00-08:00", seed: 1 });
 const today = fixtureSnapshot({ asofDaily: "2026-11-20", computedAt: "2026-11-20T09:55:00-08:00", seed: 2, intraday: true });
 const { signals: _, ...withoutSignals } = fixtureSnapshot({ asofDaily: "2026-11-20", computedAt: "2026-11-20T10:00:00-08:00", seed: 3, intraday: true });
@@ -60,7 +60,7 @@ const read = (view: ViewName, extra: object = {}) => requestBytes(nc, boardRead,
 const json = (b: Uint8Array) => JSON.parse(new TextDecoder().decode(b)) as unknown;
 
 beforeAll(async () => {
-  nc = await connect({ servers: infra.natsUrl });
+  nc = await connect(testBusOptions());
   await deleteSnapshotStream(nc);
   await ensureSnapshotStream(nc);
   db = await freshDatabase(infra.databaseUrl);

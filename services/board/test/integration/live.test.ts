@@ -5,7 +5,7 @@
 import { gunzipSync } from "node:zlib";
 import { boardRead, LiveFeedView, LiveRulesView, LiveSetupView, NameDirectoryView, type ViewName } from "@board/proto";
 import { ensureSnapshotStream, requestBytes } from "@board/service-kit";
-import { deleteSnapshotStream, fixtureSnapshot, freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
+import { busEnv, deleteSnapshotStream, fixtureSnapshot, freshDatabase, testBusOptions, testInfra, type TestDatabase } from "@board/service-kit/testing";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { BoardEnv } from "../../src/env.js";
@@ -17,7 +17,7 @@ let nc: NatsConnection;
 let db: TestDatabase;
 let board: BoardService | null = null;
 
-const env = () => BoardEnv.parse({ NATS_URL: infra.natsUrl, DATABASE_URL: db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" });
+const env = () => BoardEnv.parse({ ...busEnv("board"), DATABASE_URL: db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" });
 const publish = (s: unknown) => nc.jetstream().publish("board.snapshots.v1", new TextEncoder().encode(JSON.stringify(s)));
 const read = (view: ViewName, params: Record<string, string> = {}, encoding: "identity" | "gzip" = "identity") =>
   requestBytes(nc, boardRead, { view, params, encoding });
@@ -33,7 +33,7 @@ async function until(cond: () => boolean, ms = 10_000) {
 const serving = (computedAt: string) => until(() => board!.publication()?.board.computed_at === computedAt);
 
 beforeAll(async () => {
-  nc = await connect({ servers: infra.natsUrl });
+  nc = await connect(testBusOptions());
   await deleteSnapshotStream(nc);
   await ensureSnapshotStream(nc);
   db = await freshDatabase(infra.databaseUrl);

@@ -40,6 +40,7 @@ async function connect(env: LicenseCliEnv): Promise<NatsConnection> {
       name: "license-cli",
       reconnect: false,
       timeout: CONNECT_TIMEOUT_MS,
+      ...(env.NATS_TLS_CA_FILE ? { tls: { caFile: env.NATS_TLS_CA_FILE } } : {}),
       ...(seed ? { authenticator: nkeyAuthenticator(new TextEncoder().encode(seed)), inboxPrefix: inboxPrefixOf("operator") } : {}),
     });
   } catch (err) {

@@ -18,19 +18,34 @@ interface Run {
   stderr: string;
 }
 
-/** The operator's command, as a separate process on the test bus (node --import tsx, as the npm script runs it). */
+/** The operator's command, as a separate process on the test bus (node --import tsx, as the npm script runs it), with the operator's credential unless told. */
 function license(...args: string[]): Promise<Run> {
+  return licenseAs(t.infra.natsSeeds?.operator, ...args);
+}
+
+function licenseAs(seed: string | undefined, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
       ["--import", "tsx", CLI, ...args],
-      { cwd: ROOT, env: { NATS_URL: t.infra.natsUrl }, timeout: 20_000 },
+      { cwd: ROOT, env: { NATS_URL: t.infra.natsUrl, ...(seed ? { NATS_NKEY_SEED: seed } : {}) }, timeout: 20_000 },
       (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
 
 describe("the license CLI", () => {
+  it("needs the operator's credential: none is refused by the bus, a service's is never heard by identity", async () => {
+    const none = await licenseAs(undefined, "list");
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain("requires a credential: set NATS_NKEY_SEED_FILE");
+    const gateway = await licenseAs(t.infra.natsSeeds?.gateway, "issue", "--kind", "scanner", "--period", "monthly", "--holder", "stolen");
+    expect(gateway.code).toBe(1);
+    expect(gateway.stdout).toBe("");
+    expect(gateway.stderr).toContain("the bus lets no one else ask for licences");
+    expect((await t.query<{ n: string }>("select count(*)::text as n from identity.licenses where holder = 'stolen'"))[0]?.n).toBe("0");
+  });
+
   it("issues (key shown once, with the hand-over advice), lists and cancels", async () => {
     const issued = await license("issue", "--kind", "live_feed", "--period", "yearly", "--holder", "order 77");
     expect(issued.code, issued.stderr).toBe(0);

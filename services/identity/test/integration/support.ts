@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
-import type { NatsConnection } from "@board/service-kit";
+import { busEnv, freshDatabase, testBusOptions, testInfra, type TestDatabase } from "@board/service-kit/testing";
+import { connect, type NatsConnection } from "nats";
 import { sql } from "drizzle-orm";
 import { IdentityEnv } from "../../src/env.js";
 import { startIdentity, type IdentityService } from "../../src/start.js";
@@ -14,6 +14,8 @@ export class TestIdentity {
   readonly secret = randomBytes(32).toString("base64url");
   db!: TestDatabase;
   identity: IdentityService | null = null;
+  /** The test's own bus connection (the suite's admin: the bus lets identity itself call none of its endpoints). */
+  private client: NatsConnection | null = null;
 
   constructor(start: number | "real" = "real") {
     this.clock = { t: start === "real" ? Date.now() : start };
@@ -27,15 +29,16 @@ export class TestIdentity {
   async start(env: Record<string, string> = {}) {
     this.db = await freshDatabase(this.infra.databaseUrl);
     this.identity = await startIdentity(
-      IdentityEnv.parse({ NATS_URL: this.infra.natsUrl, DATABASE_URL: this.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn", IDENTITY_SECRET: this.secret, ...env }),
+      IdentityEnv.parse({ ...busEnv("identity"), DATABASE_URL: this.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn", IDENTITY_SECRET: this.secret, ...env }),
       { now: this.now },
     );
+    this.client = await connect(testBusOptions());
   }
 
-  /** The service's own bus connection: requests travel the real bus to its endpoints like anyone else's. */
+  /** A connection of the test's own: requests travel the real bus to identity's endpoints like anyone else's. */
   get nc(): NatsConnection {
-    if (!this.identity) throw new Error("not started");
-    return this.identity.runtime.bus.nc;
+    if (!this.client) throw new Error("not started");
+    return this.client;
   }
 
   /** Reads identity's tables directly: tests check what is (and is not) stored. */
@@ -54,6 +57,8 @@ export class TestIdentity {
   }
 
   async stop() {
+    await this.client?.close();
+    this.client = null;
     await this.identity?.stop();
     this.identity = null;
     await this.db?.drop();

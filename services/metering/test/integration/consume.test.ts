@@ -1,6 +1,6 @@
 import { meteringConsume, meteringRefund, type ConsumeReply } from "@board/proto";
 import { BusError, request } from "@board/service-kit";
-import { freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
+import { busEnv, freshDatabase, testBusOptions, testInfra, type TestDatabase } from "@board/service-kit/testing";
 import { connect, type NatsConnection } from "nats";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,7 +18,7 @@ let clock = new Date("2025-03-09T12:00:00Z");
 /** One metering replica at a time (two would share the queue group), with these burst settings. */
 async function start(burst: Record<string, string>) {
   await service?.stop();
-  const env = MeteringEnv.parse({ NATS_URL: infra.natsUrl, DATABASE_URL: db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn", ...burst });
+  const env = MeteringEnv.parse({ ...busEnv("metering"), DATABASE_URL: db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn", ...burst });
   service = await startMetering(env, { now: () => clock });
 }
 
@@ -32,7 +32,7 @@ beforeAll(async () => {
   db = await freshDatabase(infra.databaseUrl);
   sql = new pg.Client({ connectionString: db.url });
   await sql.connect();
-  nc = await connect({ servers: infra.natsUrl });
+  nc = await connect(testBusOptions());
 });
 afterAll(async () => {
   await service?.stop();

@@ -1,6 +1,6 @@
 import { meteringReadsServed, READS_SERVED_EVENT_SUBJECT, ReadsServedReply, SERVED_READ_SUBJECT, SERVED_READS_STREAM, type ServedRead } from "@board/proto";
 import { request } from "@board/service-kit";
-import { freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
+import { busEnv, freshDatabase, testBusOptions, testInfra, type TestDatabase } from "@board/service-kit/testing";
 import { connect, type JetStreamClient, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MeteringEnv } from "../../src/env.js";
@@ -20,7 +20,7 @@ const ROUTES = ["/api/board/regime", "/api/board/indices", "/api/board/movers"] 
 const expected: Record<string, number> = {};
 
 const startOne = async () => {
-  const env = MeteringEnv.parse({ NATS_URL: infra.natsUrl, DATABASE_URL: db.url, HEALTH_PORT: 0, LOG_LEVEL: "error", READS_BATCH_WAIT_MS: "50" });
+  const env = MeteringEnv.parse({ ...busEnv("metering"), DATABASE_URL: db.url, HEALTH_PORT: 0, LOG_LEVEL: "error", READS_BATCH_WAIT_MS: "50" });
   const s = await startMetering(env, { streamCheckMs: 200 });
   running.push(s);
   return s;
@@ -62,7 +62,7 @@ async function countsSettle(s: MeteringService) {
 
 beforeAll(async () => {
   db = await freshDatabase(infra.databaseUrl);
-  nc = await connect({ servers: infra.natsUrl });
+  nc = await connect(testBusOptions());
   js = nc.jetstream();
   // Each test file starts from an empty stream (a stream left by an earlier run would be counted too).
   const jsm = await nc.jetstreamManager();

@@ -1,4 +1,4 @@
-import { freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
+import { busEnv, freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PaymentsEnv } from "../../src/env.js";
 import { startPayments, type PaymentsService } from "../../src/start.js";
@@ -19,7 +19,7 @@ const claim = (key: string) => ({
 
 beforeAll(async () => {
   db = await freshDatabase(infra.databaseUrl);
-  payments = await startPayments(PaymentsEnv.parse({ NATS_URL: infra.natsUrl, DATABASE_URL: db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" }));
+  payments = await startPayments(PaymentsEnv.parse({ ...busEnv("payments"), DATABASE_URL: db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" }));
 });
 afterAll(async () => {
   await payments.stop();

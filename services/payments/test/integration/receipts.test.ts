@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
+import { busEnv, freshDatabase, testBusOptions, testInfra, type TestDatabase } from "@board/service-kit/testing";
 import { paymentsDidDocument, DidDocument } from "@board/proto";
 import { request, createLogger } from "@board/service-kit";
 import type { PaymentRequirements } from "@x402/core/types";
@@ -68,9 +68,9 @@ function tampered(receipt: JWSSignedReceipt): JWSSignedReceipt {
 beforeAll(async () => {
   db = await freshDatabase(infra.databaseUrl);
   payments = await startPayments(
-    PaymentsEnv.parse({ NATS_URL: infra.natsUrl, DATABASE_URL: db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn", RECEIPT_SECRET: secret, PUBLIC_BASE_URL: base.toString() }),
+    PaymentsEnv.parse({ ...busEnv("payments"), DATABASE_URL: db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn", RECEIPT_SECRET: secret, PUBLIC_BASE_URL: base.toString() }),
   );
-  nc = await connect({ servers: infra.natsUrl });
+  nc = await connect(testBusOptions());
 });
 afterAll(async () => {
   await nc.close();

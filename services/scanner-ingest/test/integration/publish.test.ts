@@ -1,19 +1,18 @@
 import { ensureSnapshotStream } from "@board/service-kit";
-import { deleteSnapshotStream, readSnapshotStream, testInfra } from "@board/service-kit/testing";
+import { busEnv, deleteSnapshotStream, readSnapshotStream, testBusOptions } from "@board/service-kit/testing";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ScannerEnv } from "../../src/env.js";
 import { startScanner } from "../../src/start.js";
 import { fixedClock } from "../support/clocks.js";
 
-const infra = testInfra();
 let nc: NatsConnection;
-const env = ScannerEnv.parse({ NATS_URL: infra.natsUrl, HEALTH_PORT: 0, LOG_LEVEL: "warn" });
+const env = ScannerEnv.parse({ ...busEnv("scanner-ingest"), HEALTH_PORT: 0, LOG_LEVEL: "warn" });
 // A Saturday: the market is shut, so the scanner publishes the previous close and the weekend board.
 const saturday = () => new Date("2026-11-21T18:00:00Z");
 
 beforeAll(async () => {
-  nc = await connect({ servers: infra.natsUrl });
+  nc = await connect(testBusOptions());
   await deleteSnapshotStream(nc);
   await ensureSnapshotStream(nc);
 });

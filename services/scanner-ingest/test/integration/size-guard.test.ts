@@ -1,6 +1,6 @@
 import { gzipSync } from "node:zlib";
 import { FullBoard } from "@board/proto";
-import { testInfra } from "@board/service-kit/testing";
+import { testBusOptions } from "@board/service-kit/testing";
 import { connect } from "nats";
 import { expect, it } from "vitest";
 import { MarketSimulator } from "../../src/market/simulator.js";
@@ -9,7 +9,7 @@ import { buildSnapshot } from "../../src/snapshot.js";
 import { loadUniverse } from "../../src/universe.js";
 
 it("the full snapshot and the full board view fit the server's max payload with room to spare", async () => {
-  const nc = await connect({ servers: testInfra().natsUrl });
+  const nc = await connect(testBusOptions());
   const maxPayload = nc.info!.max_payload;
   await nc.close();
   const universe = loadUniverse();
