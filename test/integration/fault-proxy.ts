@@ -42,6 +42,14 @@ export class TcpProxy {
   private onFrozen: (() => void) | null = null;
   constructor(private readonly target: { host: string; port: number }) {}
 
+  /** `url` (a Postgres URL) with its host and port replaced by this proxy's: the services reach the database through it. */
+  urlThrough(url: string): string {
+    const u = new URL(url);
+    u.hostname = "127.0.0.1";
+    u.port = String(this.port);
+    return u.toString();
+  }
+
   async listen(): Promise<void> {
     await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
     this.port = (this.server.address() as net.AddressInfo).port;

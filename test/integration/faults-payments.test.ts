@@ -14,8 +14,6 @@ import { createPublicClient, createWalletClient, http as viemHttp, parseAbiItem,
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { wrapFetchWithPayment as wrapFetchV1 } from "x402-fetch";
-import { GatewayEnv } from "../../services/gateway/src/env.js";
-import { startGateway } from "../../services/gateway/src/start.js";
 import { TcpProxy } from "./fault-proxy.js";
 import { executeElsewhere, expectRedelivered, refusal, Stack, until } from "./harness.js";
 import { verifyReceiptSignatureJWS, type JWSSignedReceipt } from "@x402/extensions/offer-receipt";
@@ -186,18 +184,11 @@ beforeAll(async () => {
   await stack.start({
     natsUrl: natsServer.url,
     natsSeeds: natsServer.seeds,
-    databaseUrlFor: (url) => {
-      const u = new URL(url);
-      u.hostname = "127.0.0.1";
-      u.port = String(pgProxy.port);
-      return u.toString();
-    },
+    databaseUrlFor: (url) => pgProxy.urlThrough(url),
+    // A short bus timeout, so a request lost with a killed service (or a stalled database) answers in seconds.
+    gateway: { BUS_TIMEOUT_MS },
   });
-  // The same gateway with a short bus timeout, so a request lost with a killed service answers in seconds.
-  await stack.gateway.stop();
-  stack.gateway = await startGateway(
-    GatewayEnv.parse({ ...stack.busEnv("gateway"), PORT: new URL(stack.base).port, HOST: "127.0.0.1", HEALTH_PORT: 0, LOG_LEVEL: "warn", BUS_TIMEOUT_MS, PUBLIC_BASE_URL: stack.base }),
-  );
+
   directDb = new pg.Client({ connectionString: stack.db.url });
   await directDb.connect();
   await stack.startBoard();

@@ -24,6 +24,8 @@ export interface StackOptions {
   /** Metering settings; by default the anonymous burst is lifted so tests that poll are not limited. */
   metering?: Record<string, string>;
   identity?: Record<string, string>;
+  /** Gateway settings (a fault test's short BUS_TIMEOUT_MS, so a request lost with a killed service answers in seconds). */
+  gateway?: Record<string, string | number>;
   /** The bus this stack runs on, instead of the shared test NATS (a fault test's own nats-server). */
   natsUrl?: string;
   /** The address the services reach Postgres at, from the fresh database's URL (a fault test's proxy in front of it). */
@@ -106,7 +108,7 @@ export class Stack {
       clock,
     );
     this.gateway = await startGateway(
-      GatewayEnv.parse({ NATS_URL: this.natsUrl, ...this.seed("gateway"), PORT: port, HOST: "127.0.0.1", HEALTH_PORT: 0, LOG_LEVEL: "warn", BUS_TIMEOUT_MS: 2000, PUBLIC_BASE_URL: this.base }),
+      GatewayEnv.parse({ NATS_URL: this.natsUrl, ...this.seed("gateway"), PORT: port, HOST: "127.0.0.1", HEALTH_PORT: 0, LOG_LEVEL: "warn", BUS_TIMEOUT_MS: 2000, PUBLIC_BASE_URL: this.base, ...opts.gateway }),
       clock,
     );
   }
