@@ -23,7 +23,11 @@ RUN mkdir /out \
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY --from=manifests /out/ ./
-RUN npm ci --ignore-scripts --no-audit --no-fund
+# build_ca: a CA bundle for a network that intercepts TLS (podman build --secret
+# id=build_ca,src=...): mounted for this step only, never in a layer; absent, npm trusts its own.
+RUN --mount=type=secret,id=build_ca \
+    if [ -f /run/secrets/build_ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/build_ca; fi \
+ && npm ci --ignore-scripts --no-audit --no-fund
 COPY . .
 ARG SERVICE
 RUN test -n "${SERVICE}" || { echo "build with --build-arg SERVICE=<name of a folder under services/>" >&2; exit 1; }
@@ -40,7 +44,9 @@ RUN if [ "${TARGETARCH}" != "amd64" ]; then \
 WORKDIR /app
 COPY --from=manifests /out/ ./
 ARG SERVICE
-RUN npm ci --omit=dev --workspace "services/${SERVICE}" --no-audit --no-fund \
+RUN --mount=type=secret,id=build_ca \
+    if [ -f /run/secrets/build_ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/build_ca; fi \
+ && npm ci --omit=dev --workspace "services/${SERVICE}" --no-audit --no-fund \
  && if [ "${TARGETARCH}" != "amd64" ] && [ -d node_modules/secp256k1 ]; then \
       cd node_modules/secp256k1 \
       && node /usr/local/lib/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js rebuild --nodedir=/usr/local; \
