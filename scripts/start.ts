@@ -113,7 +113,8 @@ async function main() {
     // per process was a seventh of the development stack's memory (measured). Source maps are not
     // loaded (about 40 MB across the six, measured): the bundles are unminified, so a stack still
     // names the function and file; NODE_OPTIONS=--enable-source-maps maps it back to TypeScript.
-    const child = spawn(process.execPath, ["--max-semi-space-size=1", bundles.get(name)!], {
+    // --expose-gc: scanner-ingest collects after each scan (services/scanner-ingest/src/start.ts).
+    const child = spawn(process.execPath, ["--max-semi-space-size=1", "--expose-gc", bundles.get(name)!], {
       cwd: root,
       stdio: "inherit",
       env: {

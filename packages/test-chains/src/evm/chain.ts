@@ -46,8 +46,10 @@ const EXECUTION_REVERTED_CODE = 3;
 const ERROR_STRING_SELECTOR = "0x08c379a0"; // Error(string)
 
 export interface StartEvmChainOptions {
-  /** TCP port on 127.0.0.1; 0 (the default) picks a free one. */
+  /** TCP port; 0 (the default) picks a free one. */
   port?: number;
+  /** The address to listen on: 127.0.0.1 (the default), or one that containers can reach (the container tests). */
+  hostname?: string;
   /** How many funded accounts to generate (default 4). */
   accounts?: number;
   /** ETH balance of each generated account, in wei (default 1,000 ETH). */
@@ -77,7 +79,7 @@ export interface EvmChain {
 }
 
 /**
- * Starts Hardhat's EDR node in this process, served over HTTP on 127.0.0.1, with chainId 8453,
+ * Starts Hardhat's EDR node in this process, served over HTTP on 127.0.0.1 (or opts.hostname), with chainId 8453,
  * automine on and interval mining off, EIP3009Token's runtime code at the Base USDC address and
  * Multicall3's at its canonical address.
  *
@@ -132,9 +134,10 @@ export async function startEvmChain(opts: StartEvmChainOptions = {}): Promise<Ev
         },
       })
     : served;
-  const server = new JsonRpcServer({ hostname: HOSTNAME, port: opts.port ?? 0, provider: counted });
+  const hostname = opts.hostname ?? HOSTNAME;
+  const server = new JsonRpcServer({ hostname, port: opts.port ?? 0, provider: counted });
   const { port } = await server.listen();
-  const rpcUrl = `http://${HOSTNAME}:${port}/`;
+  const rpcUrl = `http://${hostname}:${port}/`;
 
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> => (stopped ??= server.close());
