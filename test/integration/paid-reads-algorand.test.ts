@@ -183,13 +183,15 @@ describe("single use and refusals", () => {
     expect(verified.invalidMessage).toMatch(/transaction already in ledger/);
   });
 
-  it("10 concurrent identical payments: exactly one is served and settled", async () => {
+  // As on Base: a copy that arrives once the first has settled is delivered the same read again
+  // (at most REDELIVERY_MAX times, then refused as exhausted); one still in flight is refused as used.
+  it("10 concurrent identical payments: exactly one is settled and charged; the others are refused or, once it settled, delivered the same read again", async () => {
     const account = payer(100_000n);
     const payment = await signedPayment(account, "/api/board/movers");
     const before = { payTo: algod.balanceOf(payTo), groups: algod.submitted().length };
     const results = await Promise.all(Array.from({ length: 10 }, () => stack.paidGet("/api/board/movers", payment)));
     expect(purchases(results)).toHaveLength(1);
-    for (const r of results.filter((r) => r.status !== 200)) expect(await refusal(r)).toBe("payment_already_used");
+    for (const r of results.filter((r) => r.status !== 200)) expect(["payment_already_used", "payment_redelivery_exhausted"]).toContain(await refusal(r));
     expect(algod.balanceOf(payTo)).toBe(before.payTo + 5_000n);
     expect(algod.submitted()).toHaveLength(before.groups + 1);
   });
