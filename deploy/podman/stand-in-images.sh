@@ -18,13 +18,11 @@ trap 'rm -rf "$work"' EXIT
 NATS_TAG="${NATS_TAG:-localhost/board-nats-stand-in:2.9}"
 POSTGRES_TAG="${POSTGRES_TAG:-localhost/board-postgres-stand-in:15}"
 
-slim=(--quiet --variant=minbase
-  --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright'
-  --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/locale/*'
-  --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*')
+# shellcheck source=minbase.sh
+. "$here/minbase.sh"
 
 if ! podman image exists "$NATS_TAG"; then
-mmdebstrap "${slim[@]}" --include=nats-server,wget bookworm "$work/nats.tar"
+mmdebstrap "${MINBASE_FLAGS[@]}" --include=nats-server,wget bookworm "$work/nats.tar"
 podman import --quiet \
   --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
   --change 'ENTRYPOINT ["nats-server"]' \
@@ -36,7 +34,7 @@ if ! podman image exists "$POSTGRES_TAG"; then
 # postgresql-common makes a cluster "main" at install: the entrypoint makes its own in PGDATA.
 # The postgres user is made first with the official image's UID/GID 999 (the dev overlay's pod
 # runs as 999), so the package keeps it.
-mmdebstrap "${slim[@]}" --include=postgresql-15 \
+mmdebstrap "${MINBASE_FLAGS[@]}" --include=postgresql-15 \
   --essential-hook='echo "postgres:x:999:" >> "$1/etc/group"' \
   --essential-hook='echo "postgres:x:999:999:PostgreSQL administrator:/var/lib/postgresql:/bin/bash" >> "$1/etc/passwd"' \
   --essential-hook='if [ -f "$1/etc/shadow" ]; then echo "postgres:*:20000:0:99999:7:::" >> "$1/etc/shadow"; fi' \
