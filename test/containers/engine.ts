@@ -27,6 +27,8 @@ export interface Run {
 export interface Engine {
   /** The environment that makes podman and docker-compose use this engine (CONTAINERS_CONF, DOCKER_HOST). */
   readonly env: NodeJS.ProcessEnv;
+  /** The ulimits every container gets (and a build must be given): this process's hard limits, capped. */
+  readonly limits: { nofile: number; nproc: number };
   /** podman, synchronously; a non-zero exit throws with its output unless `allowFailure`. */
   podman(args: string[], opts?: { allowFailure?: boolean; timeoutMs?: number }): SpawnSyncReturns<string>;
   /** podman or docker-compose, asynchronously (long builds and `up` must not stall the test's timers). */
@@ -85,6 +87,7 @@ export async function startEngine(workDir: string): Promise<Engine> {
 
   return {
     env,
+    limits,
     podman(args, opts = {}) {
       const res = spawnSync("podman", args, { env, encoding: "utf8", timeout: opts.timeoutMs ?? 120_000, maxBuffer: 64 * 1024 * 1024 });
       if (res.error) throw res.error;

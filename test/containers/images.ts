@@ -45,7 +45,7 @@ const sizeMb = (engine: Engine, image: string) => Number(engine.podman(["image",
  * cached layer for all six). Docker format, so the Dockerfile's HEALTHCHECK is kept (OCI drops it).
  */
 export async function buildServiceImages(engine: Engine): Promise<ImageFigure[]> {
-  const limits = /nofile=(\d+):\d+", "nproc=(\d+)/.exec(readFileSync(engine.env.CONTAINERS_CONF!, "utf8"));
+  const { nofile, nproc } = engine.limits;
   const figures: ImageFigure[] = [];
   for (const service of SERVICES) {
     const image = serviceImage(service);
@@ -55,8 +55,8 @@ export async function buildServiceImages(engine: Engine): Promise<ImageFigure[]>
       [
         "build",
         "--format=docker",
-        `--ulimit=nofile=${limits?.[1]}:${limits?.[1]}`,
-        `--ulimit=nproc=${limits?.[2]}:${limits?.[2]}`,
+        `--ulimit=nofile=${nofile}:${nofile}`,
+        `--ulimit=nproc=${nproc}:${nproc}`,
         `--secret=id=build_ca,src=${CA_BUNDLE}`,
         `--build-arg=NODE_IMAGE=${BASE_IMAGE}`,
         `--build-arg=SERVICE=${service}`,

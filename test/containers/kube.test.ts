@@ -20,7 +20,7 @@ import path from "node:path";
 import { spawnSync } from "node:child_process";
 import { stringify } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { renderOverlay, selects, podTemplate, kindOf, nameOf } from "../deploy/manifests.js";
+import { kindOf, named, nameOf, ofKind, podTemplate, renderOverlay, selects } from "../deploy/manifests.js";
 import { arr, obj, root, SERVICES, type Obj } from "../deploy/tools.js";
 import { startEngine, type Engine } from "./engine.js";
 import { BASE_IMAGE, STAND_IN_IMAGES } from "./images.js";
@@ -40,11 +40,11 @@ let objects: Obj[];
 const played: { file: string; pod: string; containers: Obj[] }[] = [];
 const secrets: string[] = [];
 
-const ofKind = (kind: string) => objects.filter((o) => kindOf(o) === kind);
+const all = (kind: string) => ofKind(objects, kind);
 
 /** The names a pod answers to: each Service selecting it, and <pod>.<serviceName> for a StatefulSet's. */
 function aliases(labels: Record<string, string>, extra: string[] = []): string[] {
-  const services = ofKind("v1/Service").filter((s) => selects({ matchLabels: obj(s.spec, "service spec").selector }, labels));
+  const services = all("Service").filter((s) => selects({ matchLabels: obj(s.spec, "service spec").selector }, labels));
   return [...new Set([...services.map(nameOf), ...extra])];
 }
 
@@ -84,7 +84,7 @@ function withoutContainerPorts(workload: Obj): Obj {
 /** Plays one pod (a Deployment, or a Pod) with the ConfigMaps it reads, on the network, under its aliases. */
 async function play(name: string, workload: Obj, podName: string, labels: Record<string, string>, extraAliases: string[] = []): Promise<void> {
   const file = path.join(work, `${name}.yaml`);
-  writeFileSync(file, [...ofKind("v1/ConfigMap"), withoutContainerPorts(workload)].map((o) => stringify(o)).join("---\n"));
+  writeFileSync(file, [...all("ConfigMap"), withoutContainerPorts(workload)].map((o) => stringify(o)).join("---\n"));
   const names = aliases(labels, extraAliases);
   const network = names.length > 0 ? `${NETWORK}:${names.map((a) => `alias=${a}`).join(",")}` : NETWORK;
   const res = await engine.exec("podman", ["kube", "play", `--network=${network}`, file], { timeoutMs: 120_000 });
@@ -104,7 +104,7 @@ function statefulPod(set: Obj, index: number): { pod: Obj; name: string; labels:
     const volume = obj(v, "volume");
     const volumeName = String(volume.name);
     if (volume.configMap) {
-      const map = ofKind("v1/ConfigMap").find((c) => nameOf(c) === obj(volume.configMap, "configMap").name)!;
+      const map = named(objects, "ConfigMap", String(obj(volume.configMap, "configMap").name))!;
       return { name: volumeName, hostPath: { path: hostFolder(`${name}-${volumeName}`, uid, gid, map.data as Record<string, string>), type: "Directory" } };
     }
     if (volume.secret) {
@@ -197,8 +197,8 @@ beforeAll(async () => {
   engine = await startEngine(path.join(root, ".data", "containers", "engine-kube"));
   work = mkdtempSync(path.join(os.tmpdir(), "board-kube-"));
   objects = renderOverlay("dev");
-  for (const set of ofKind("apps/v1/StatefulSet")) for (let i = 0; i < 3; i++) await engine.exec("podman", ["pod", "rm", "--force", `${nameOf(set)}-${i}`]);
-  for (const d of ofKind("apps/v1/Deployment")) await engine.exec("podman", ["pod", "rm", "--force", `${nameOf(d)}-pod-0`]);
+  for (const set of all("StatefulSet")) for (let i = 0; i < 3; i++) await engine.exec("podman", ["pod", "rm", "--force", `${nameOf(set)}-${i}`]);
+  for (const d of all("Deployment")) await engine.exec("podman", ["pod", "rm", "--force", `${nameOf(d)}-pod-0`]);
   engine.podman(["network", "rm", "--force", NETWORK], { allowFailure: true });
   engine.podman(["network", "create", NETWORK]);
 
@@ -215,7 +215,7 @@ beforeAll(async () => {
   createSecret("scanner-ingest-secrets", {});
 
   // The bus and the database first, as the services wait for them.
-  for (const set of ofKind("apps/v1/StatefulSet")) {
+  for (const set of all("StatefulSet")) {
     const replicas = Number(obj(set.spec, "spec").replicas ?? 1);
     const serviceName = String(obj(set.spec, "spec").serviceName);
     for (let i = 0; i < replicas; i++) {
@@ -224,7 +224,7 @@ beforeAll(async () => {
     }
   }
   readiness = await untilReady(played.map((p) => p.pod));
-  for (const d of ofKind("apps/v1/Deployment")) await play(nameOf(d), d, `${nameOf(d)}-pod-0`, podTemplate(d).labels);
+  for (const d of all("Deployment")) await play(nameOf(d), d, `${nameOf(d)}-pod-0`, podTemplate(d).labels);
   readiness = { ...readiness, ...(await untilReady(played.map((p) => p.pod))) };
 }, 900_000);
 
