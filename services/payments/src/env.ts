@@ -86,7 +86,8 @@ export const PaymentsEnv = baseEnv(9105)
     /**
      * Base settlements (x402 exact and MPP) go on chain together: one Multicall3 aggregate3
      * transaction per batch, closed at SETTLEMENT_BATCH_MAX payments or SETTLEMENT_BATCH_WINDOW_MS
-     * after its first, whichever comes first (defaults measured: docs/decisions.md).
+     * after its first, whichever comes first, or sooner once it holds the demand the last window
+     * showed and nothing verified is still on its way (defaults measured: docs/decisions.md).
      */
     SETTLEMENT_BATCH_MAX: z.coerce.number().int().min(1).max(256).default(32),
     SETTLEMENT_BATCH_WINDOW_MS: millis(0, 10_000).default(25),

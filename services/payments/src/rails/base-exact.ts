@@ -175,7 +175,12 @@ export function baseExactRail(
     payer: (payload) => eip3009Authorization(payload)?.from ?? null,
     ...(batcher && {
       batched: {
-        verify: (payload, requirement) => verifyEip3009Locally(payload, requirement, BASE_CHAIN_ID, recover),
+        async verify(payload, requirement) {
+          const verified = await verifyEip3009Locally(payload, requirement, BASE_CHAIN_ID, recover);
+          // Claimed next and settled once its read is served: the open batch waits for it.
+          if (verified?.ok) batcher.expect(verified.authorization);
+          return verified;
+        },
         settle(payload) {
           const authorization = readEip3009(payload);
           if (authorization === null || authorization === "malformed") throw new Error("a claimed payment no longer reads as an EIP-3009 authorization");

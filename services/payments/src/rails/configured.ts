@@ -72,7 +72,10 @@ export function configuredRails(env: PaymentsEnv, instruments: RailInstruments =
         replayStore: claimsReplayStore(),
         // The signature is checked by the method; balance and nonce by the batch's simulation,
         // once per batch, and the chain's result of each transfer is final: no chain read here.
-        verifyAuthorization: async () => ({ ok: true }),
+        verifyAuthorization: async (authorization) => {
+          settleInBatch.expect(authorization);
+          return { ok: true };
+        },
         settleAuthorization: (authorization) => settleInBatch.settle(authorization),
       });
       mppProbe = () => base.probe?.() ?? Promise.resolve();

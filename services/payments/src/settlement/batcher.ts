@@ -22,7 +22,10 @@ export interface BatchChain {
 export interface BatchSettings {
   /** A batch closes when it holds this many authorizations... */
   maxSize: number;
-  /** ...or this long after its first one arrived, whichever comes first. */
+  /**
+   * ...or this long after its first one arrived, or, sooner, when it holds as many as the
+   * demand a window has been seen to hold (SettlementBatcher's expected size).
+   */
   windowMs: number;
   /** How long a sent batch's receipt is awaited before its outcome is called unknown. */
   receiptTimeoutMs: number;
@@ -70,10 +73,21 @@ interface Waiting {
   reject(err: Error): void;
 }
 
+const awaitedKey = (a: Pick<Eip3009Authorization, "from" | "nonce">) => `${a.from.toLowerCase()}:${a.nonce.toLowerCase()}`;
+
 /** Failed receipt lookups in a row after which the node is taken as not answering. */
 const RECEIPT_LOOKUP_ATTEMPTS = 3;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * The expected size of the next batch: the authorizations that arrived in the last window,
+ * never less than half the previous expectation (one straggler alone in a window does not
+ * make the next batches single), within 1..maxSize.
+ */
+export function nextExpectedSize(previous: number, arrivedInWindow: number, maxSize: number): number {
+  return Math.min(maxSize, Math.max(1, arrivedInWindow, Math.ceil(previous / 2)));
+}
 
 /**
  * Settles EIP-3009 authorizations together: one Multicall3 aggregate3 transaction per batch,
@@ -82,25 +96,78 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * validity, signature): those it refuses are answered at once and left out. After mining, each
  * payment is decided by its own call's logs. Outcomes are as the MPP method's: definite
  * (settled or refused) or thrown (SettlementNotSent, SettlementUnknown).
+ *
+ * A batch closes at maxSize, at the end of its window, or as soon as it holds the expected
+ * size, no payment verified here in the last window is still on its way to settlement
+ * (`expect`) and no batch of ours is in flight: buyers who wait for their reads send the next
+ * ones together, and once all of them are in, the rest of the window is only waiting (19 of
+ * 25 ms per batch at 16 lanes). While a batch is in flight, the next gathers for its whole
+ * window: under steady load, smaller batches would only cost more chain work per payment.
+ * A payment verified by another replica is not seen here, and one settled by another is
+ * awaited here until its window passes: with replicas, a batch may wait its window, as without
+ * the expectation.
  */
 export class SettlementBatcher {
   private queue: Waiting[] = [];
   private timer: NodeJS.Timeout | null = null;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Batches waiting for the chain (simulation, broadcast or receipt). */
+  private onChain = 0;
+  /** Arrival times (performance.now()) of the last windowMs, oldest first, from `arrivalsFrom`. */
+  private arrivals: number[] = [];
+  private arrivalsFrom = 0;
+  /** Until the first batch closes, nothing is known of the demand: maxSize, as a plain window batcher. */
+  private expected: number;
+  /** Payments verified here and not yet handed to settle: authorization key -> when verified. */
+  private readonly awaited = new Map<string, number>();
 
   constructor(
     private readonly chain: BatchChain,
     private readonly token: Address,
     private readonly settings: BatchSettings,
     private readonly onBatch: (report: BatchReport) => void = () => undefined,
-  ) {}
+  ) {
+    this.expected = settings.maxSize;
+  }
+
+  /**
+   * A payment was verified and will be settled here soon (once its read is served): the open
+   * batch waits for it, within its window.
+   */
+  expect(authorization: Pick<Eip3009Authorization, "from" | "nonce">): void {
+    this.awaited.set(awaitedKey(authorization), performance.now());
+  }
 
   settle(authorization: Eip3009Authorization): Promise<SettlementOutcome> {
     return new Promise((resolve, reject) => {
+      this.awaited.delete(awaitedKey(authorization));
+      this.arrivals.push(performance.now());
       this.queue.push({ authorization, resolve, reject });
-      if (this.queue.length >= this.settings.maxSize) this.close();
+      const n = this.queue.length;
+      if (n >= this.settings.maxSize || (n >= this.expected && this.onChain === 0 && this.nothingAwaited())) this.close();
       else this.timer ??= setTimeout(() => this.close(), this.settings.windowMs);
     });
+  }
+
+  /** Whether every payment verified here in the last window has been handed to settle (or its window passed). */
+  private nothingAwaited(): boolean {
+    const since = performance.now() - this.settings.windowMs;
+    for (const [key, at] of this.awaited) {
+      if (at >= since) return false;
+      this.awaited.delete(key);
+    }
+    return true;
+  }
+
+  /** How many authorizations arrived in the last windowMs. */
+  private arrivedInWindow(): number {
+    const since = performance.now() - this.settings.windowMs;
+    while (this.arrivalsFrom < this.arrivals.length && (this.arrivals[this.arrivalsFrom] as number) < since) this.arrivalsFrom++;
+    if (this.arrivalsFrom > 1024) {
+      this.arrivals = this.arrivals.slice(this.arrivalsFrom);
+      this.arrivalsFrom = 0;
+    }
+    return this.arrivals.length - this.arrivalsFrom;
   }
 
   /** Closes the open batch now and waits for every batch in flight. */
@@ -115,6 +182,8 @@ export class SettlementBatcher {
     const batch = this.queue;
     this.queue = [];
     if (batch.length === 0) return;
+    // A batch its window closed holds that window's demand (its first arrival is a window old by now).
+    this.expected = nextExpectedSize(this.expected, Math.max(batch.length, this.arrivedInWindow()), this.settings.maxSize);
     const run = this.run(batch).finally(() => this.inFlight.delete(run));
     this.inFlight.add(run);
   }
@@ -134,14 +203,28 @@ export class SettlementBatcher {
   }
 
   private async settleBatch(batch: Waiting[], report: BatchReport): Promise<void> {
+    let answer: () => void;
+    this.onChain++;
+    try {
+      answer = await this.askChain(batch, report);
+    } finally {
+      this.onChain--;
+    }
+    answer();
+  }
+
+  /**
+   * The batch's chain work: simulation (refusals answered at once), broadcast, receipt. Gives
+   * back how the payments sent are answered, once the chain has nothing more to say.
+   */
+  private async askChain(batch: Waiting[], report: BatchReport): Promise<() => void> {
     const calls = batch.map((w) => transferCall(this.token, w.authorization));
     let results;
     try {
       results = await this.chain.simulate(calls);
     } catch (err) {
       const notSent = new SettlementNotSent(`the chain could not be asked: ${(err as Error).message}`);
-      for (const w of batch) w.reject(notSent);
-      return;
+      return () => batch.forEach((w) => w.reject(notSent));
     }
     const go: Waiting[] = [];
     const sending: Call3[] = [];
@@ -155,7 +238,7 @@ export class SettlementBatcher {
     report.sent = go.length;
     if (go.length === 0) {
       report.outcome = "refused";
-      return;
+      return () => undefined;
     }
 
     let hash: Hex;
@@ -166,8 +249,7 @@ export class SettlementBatcher {
       report.outcome = "unknown";
       this.chain.resync();
       const unknown = new SettlementUnknown(`the settlement batch may have been sent: ${(err as Error).message}`, null);
-      for (const w of go) w.reject(unknown);
-      return;
+      return () => go.forEach((w) => w.reject(unknown));
     }
     report.transaction = hash;
 
@@ -176,21 +258,22 @@ export class SettlementBatcher {
       report.outcome = "unknown";
       this.chain.resync();
       const unknown = new SettlementUnknown(`no receipt for ${hash}: not mined within ${this.settings.receiptTimeoutMs} ms, or the node does not answer`, hash);
-      for (const w of go) w.reject(unknown);
-      return;
+      return () => go.forEach((w) => w.reject(unknown));
     }
     report.gasUsed = receipt.gasUsed;
     report.outcome = receipt.status === "success" ? "mined" : "reverted";
     const transferred = transfersIn(receipt.logs, this.token);
-    for (const w of go) {
-      if (receipt.status === "success" && transferred(w.authorization)) {
-        report.transferred++;
-        w.resolve({ ok: true, transaction: hash });
-      } else {
-        const why = receipt.status === "success" ? "its transfer failed inside the settlement batch" : "the settlement batch reverted";
-        w.resolve({ ok: false, reason: "payment_settlement_failed", detail: `${why}; nothing moved`, transaction: hash });
+    return () => {
+      for (const w of go) {
+        if (receipt.status === "success" && transferred(w.authorization)) {
+          report.transferred++;
+          w.resolve({ ok: true, transaction: hash });
+        } else {
+          const why = receipt.status === "success" ? "its transfer failed inside the settlement batch" : "the settlement batch reverted";
+          w.resolve({ ok: false, reason: "payment_settlement_failed", detail: `${why}; nothing moved`, transaction: hash });
+        }
       }
-    }
+    };
   }
 
   /**

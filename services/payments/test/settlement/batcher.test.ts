@@ -9,7 +9,7 @@ import type { Eip3009Authorization } from "../../src/rails/mpp/method.js";
 import type { SettlementOutcome } from "../../src/rails/mpp/server-method.js";
 import { aggregate3Abi, MULTICALL3 } from "../../src/settlement/aggregate3.js";
 import { baseBatchChain } from "../../src/settlement/base-batch-chain.js";
-import { SettlementBatcher, SettlementNotSent, SettlementUnknown, type BatchChain, type BatchReport, type BatchSettings } from "../../src/settlement/batcher.js";
+import { nextExpectedSize, SettlementBatcher, SettlementNotSent, SettlementUnknown, type BatchChain, type BatchReport, type BatchSettings } from "../../src/settlement/batcher.js";
 
 const VALUE = 5000n;
 const CLOSED_PORT = "http://127.0.0.1:9/";
@@ -77,6 +77,8 @@ function batcher(settings: Partial<BatchSettings>, on: BatchChain = real, report
 /** Every call reported a success: nothing is refused before sending, the chain decides each one. */
 const trustingSimulation = (on: BatchChain): BatchChain => ({ ...on, simulate: async (calls) => calls.map(() => ({ success: true, returnData: "0x" as Hex })) });
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
 const ok = (o: SettlementOutcome) => {
   expect(o.ok).toBe(true);
   return (o as { transaction: Hex }).transaction;
@@ -95,6 +97,21 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await chain?.stop();
+});
+
+describe("nextExpectedSize", () => {
+  it("follows the demand a window showed, within 1..maxSize", () => {
+    expect(nextExpectedSize(32, 16, 32)).toBe(16);
+    expect(nextExpectedSize(16, 20, 32)).toBe(20);
+    expect(nextExpectedSize(16, 40, 32)).toBe(32);
+    expect(nextExpectedSize(1, 0, 32)).toBe(1);
+  });
+
+  it("falls at most by half per batch: a straggler alone in its window does not make the next batches single", () => {
+    expect(nextExpectedSize(16, 1, 32)).toBe(8);
+    expect(nextExpectedSize(8, 1, 32)).toBe(4);
+    expect(nextExpectedSize(3, 1, 32)).toBe(2);
+  });
 });
 
 describe("SettlementBatcher on a local chain", () => {
@@ -167,6 +184,71 @@ describe("SettlementBatcher on a local chain", () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(windowMs);
     expect(new Set(outcomes.map(ok)).size).toBe(1);
     expect(reports).toEqual([expect.objectContaining({ size: 2, sent: 2, transferred: 2, outcome: "mined" })]);
+  });
+
+  it("once a window has shown the demand, closes a batch as soon as it holds that many, when nothing verified is still on its way", async () => {
+    const payTo = newAddress();
+    const [first, second] = [await funded(3, payTo), await funded(3, payTo)];
+    const reports: BatchReport[] = [];
+    const windowMs = 1500;
+    // The expectation falls by half at most per batch: from maxSize 6, the first window's 3 are taken at once.
+    const b = batcher({ maxSize: 6, windowMs }, real, reports);
+    // Nothing is known yet: the first batch waits for its window, which shows 3 authorizations.
+    let started = performance.now();
+    await Promise.all(first.map((a) => b.settle(a)));
+    expect(performance.now() - started).toBeGreaterThanOrEqual(windowMs);
+    // The next 3, verified (expected) first as the claim desk does, close the batch at once.
+    for (const a of second) b.expect(a);
+    started = performance.now();
+    const outcomes = await Promise.all(second.map((a) => b.settle(a)));
+    expect(performance.now() - started).toBeLessThan(windowMs / 2);
+    expect(new Set(outcomes.map(ok)).size).toBe(1);
+    expect(reports.map((r) => [r.size, r.transferred])).toEqual([[3, 3], [3, 3]]);
+    expect(await chain.balanceOf(payTo)).toBe(6n * VALUE);
+  });
+
+  it("waits for a payment verified here and not yet handed to settle, and closes when it comes", async () => {
+    const payTo = newAddress();
+    const [first, second] = [await funded(2, payTo), await funded(3, payTo)];
+    const reports: BatchReport[] = [];
+    const windowMs = 2000;
+    const b = batcher({ maxSize: 4, windowMs }, real, reports);
+    await Promise.all(first.map((a) => b.settle(a)));
+    for (const a of second) b.expect(a);
+    const started = performance.now();
+    const early = second.slice(0, 2).map((a) => b.settle(a));
+    await sleep(300);
+    // Two were expected by the demand, but a third is verified and on its way: the batch waits for it.
+    expect(reports).toHaveLength(1);
+    const outcomes = await Promise.all([...early, b.settle(second[2]!)]);
+    const elapsed = performance.now() - started;
+    expect(elapsed).toBeGreaterThanOrEqual(300);
+    expect(elapsed).toBeLessThan(windowMs);
+    expect(new Set(outcomes.map(ok)).size).toBe(1);
+    expect(reports.map((r) => r.size)).toEqual([2, 3]);
+  });
+
+  it("while a batch is in flight, the next gathers for its whole window", async () => {
+    const payTo = newAddress();
+    const [first, second, third] = [await funded(2, payTo), await funded(2, payTo), await funded(2, payTo)];
+    const reports: BatchReport[] = [];
+    const windowMs = 600;
+    // Each broadcast is held 1.5 s: the batch stays in flight while the next one fills.
+    const slowSend: BatchChain = { ...real, send: async (calls) => (await sleep(1500), real.send(calls)) };
+    const b = batcher({ maxSize: 4, windowMs }, slowSend, reports);
+    await Promise.all(first.map((a) => b.settle(a)));
+    // The demand is 2: these close at once, and their batch is in flight for 1.5 s.
+    const inFlight = Promise.all(second.map((a) => b.settle(a)));
+    await sleep(50);
+    expect(reports).toHaveLength(1);
+    const started = performance.now();
+    const closed: number[] = [];
+    const last = Promise.all(third.map((a) => b.settle(a).then((o) => (closed.push(performance.now() - started), o))));
+    await Promise.all([inFlight, last]);
+    // Settled only after their own window and their own held broadcast.
+    for (const ms of closed) expect(ms).toBeGreaterThanOrEqual(windowMs + 1500);
+    expect(reports.map((r) => r.size)).toEqual([2, 2, 2]);
+    expect(await chain.balanceOf(payTo)).toBe(6n * VALUE);
   });
 
   it("decides each payment by its own call: the one the chain refused inside the batch fails, the others settle", async () => {
