@@ -3,6 +3,7 @@ import { and, count, desc, eq, gt, inArray, isNotNull, lt, max, sql } from "driz
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { claims } from "../db/schema.js";
 import type * as schema from "../db/schema.js";
+import { SettledWrites } from "./settled-writes.js";
 
 export interface NewClaim {
   paymentKey: string;
@@ -20,7 +21,11 @@ export type ClaimOutcome = { ok: true; id: string } | { ok: false; reason: "paym
 
 /** Claims, settlements and releases of payments: the single-use guarantee lives in one unique key. */
 export class ClaimStore {
-  constructor(private readonly db: Database<typeof schema>) {}
+  private readonly settledWrites: SettledWrites;
+
+  constructor(private readonly db: Database<typeof schema>) {
+    this.settledWrites = new SettledWrites(db, (id, transaction, receipt) => this.leaveClaimed(id, { state: "settled", transaction, receipt, settledAt: sql`now()` }));
+  }
 
   /**
    * Claims a payment before anything is served. One statement: a new key is inserted; a
@@ -120,7 +125,7 @@ export class ClaimStore {
 
   /** Marks a claimed payment settled; false if it was not in the claimed state. */
   settled(id: string, transaction: string, receipt: unknown): Promise<boolean> {
-    return this.leaveClaimed(id, { state: "settled", transaction, receipt, settledAt: sql`now()` });
+    return this.settledWrites.write(id, transaction, receipt);
   }
 
   /** Reconciliation found the payment executed on chain after its claim was left open. */

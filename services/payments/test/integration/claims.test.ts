@@ -53,6 +53,36 @@ describe("claims: a payment is single use", () => {
     expect(stats.lastSettledAt).toBeInstanceOf(Date);
   });
 
+  it("claims settled in the same turn are written together, each with its own transaction and receipt, each exactly once", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const c = await payments.claims.claim(claim(`evm:0xpayer:together-${i}`));
+      if (!c.ok) throw new Error("claim refused");
+      ids.push(c.id);
+    }
+    const [closed, twice, ...rest] = ids as [string, string, ...string[]];
+    expect(await payments.claims.release(closed, "board read failed")).toBe(true);
+    const writes = await Promise.all([
+      payments.claims.settled(closed, "0xclosed", { n: "closed" }),
+      payments.claims.settled(twice, "0xfirst", { n: "first" }),
+      payments.claims.settled(twice, "0xsecond", { n: "second" }),
+      ...rest.map((id, i) => payments.claims.settled(id, `0xtx${i}`, { n: i, nested: { ok: true, quote: 'a "b" \\ c' } })),
+    ]);
+    // The released claim stays released; the claim written twice is settled once; the others each once.
+    expect(writes[0]).toBe(false);
+    expect(writes.slice(1, 3).filter(Boolean)).toHaveLength(1);
+    expect(writes.slice(3)).toEqual(rest.map(() => true));
+    expect((await payments.claims.get(closed))?.state).toBe("released");
+    const both = await payments.claims.get(twice);
+    expect(both?.state).toBe("settled");
+    expect([{ transaction: "0xfirst", receipt: { n: "first" } }, { transaction: "0xsecond", receipt: { n: "second" } }]).toContainEqual({ transaction: both?.transaction, receipt: both?.receipt });
+    for (const [i, id] of rest.entries()) {
+      const row = await payments.claims.get(id);
+      expect(row).toMatchObject({ state: "settled", transaction: `0xtx${i}`, receipt: { n: i, nested: { ok: true, quote: 'a "b" \\ c' } } });
+      expect(row?.settledAt).toBeInstanceOf(Date);
+    }
+  });
+
   it("a failed settlement is not served and stays for reconciliation, not reusable", async () => {
     const c = await payments.claims.claim(claim("evm:0xpayer:fail"));
     if (!c.ok) throw new Error("claim refused");
