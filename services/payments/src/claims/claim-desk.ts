@@ -16,6 +16,7 @@ import type { SettlementOutcomes } from "./settlement-outcomes.js";
 import type { ClaimStore } from "./store.js";
 import { sameJson, x402ReceiptHeaders, type Redeliveries } from "./redelivery.js";
 import type { StoredPayment } from "./stored-payment.js";
+import { OpenedClaims, type OpenedClaim } from "./opened-claims.js";
 import { mppReceiptWithProof } from "../receipts/mpp-receipt.js";
 import { commitmentOf, type ClaimReceipts, type Settled } from "../receipts/claim-receipts.js";
 import { receiptExtension } from "../receipts/offer-receipts.js";
@@ -48,6 +49,8 @@ const mayHaveSettled = (version: 1 | 2, rail: X402Rail, result: SettleResponse) 
  * anything is served, settled only after the read succeeded, released when it failed.
  */
 export class ClaimDesk {
+  private readonly opened = new OpenedClaims();
+
   constructor(
     private readonly book: OfferBook,
     private readonly ours: FacilitatorClient,
@@ -155,6 +158,7 @@ export class ClaimDesk {
       payment: stored,
     });
     if (!outcome.ok) return (await retryOf()) ?? this.alreadyUsed();
+    if (stored.batched) this.opened.put(outcome.id, rail, stored);
     return { claim_id: outcome.id, rail: rail.rail, network: rail.network, payer, amount: route.price.toString() };
   }
 
@@ -241,18 +245,50 @@ export class ClaimDesk {
   }
 
   async settle(claimId: string, delivery?: Delivery): Promise<SettleReply> {
+    const opened = this.opened.take(claimId);
+    if (opened && delivery) return this.settleRecording(claimId, delivery, opened);
     // What is being sold is recorded before the money moves: whatever fails after, a retry is served it.
     const row = delivery ? await this.store.recordDelivery(claimId, delivery) : await this.store.get(claimId);
-    if (!row || row.state !== "claimed") throw this.unsettled(row?.rail ?? "unknown", "refused", new BusError("payment_already_used", 402, "the claim is not open"));
+    if (!row || row.state !== "claimed") throw this.notOpen(row?.rail ?? "unknown");
+    return this.settleRow(claimId, row);
+  }
+
+  /** Settles the payment an open claim's row holds, its read recorded. */
+  private async settleRow(claimId: string, row: ClaimRow): Promise<SettleReply> {
     const storedAny = row.payment as StoredPayment;
     if (storedAny.version === "mpp") return this.settleMpp(claimId, row, storedAny);
     const rail = this.railNamed(row.rail);
     if (!rail) throw this.unsettled(row.rail, "failed", new BusError("payment_settlement_failed", 402, "the claim's rail is not configured"));
-    const stored = storedAny;
-    let result: SettleResponse;
+    return this.settledX402(claimId, row, rail, storedAny, await this.outcomeOf(claimId, rail, storedAny));
+  }
+
+  private notOpen(rail: string): BusError {
+    return this.unsettled(rail, "refused", new BusError("payment_already_used", 402, "the claim is not open"));
+  }
+
+  /**
+   * A batched payment claimed here: it joins its batch at once while its claim records what
+   * was served, and goes on chain only if the record found the claim open and holding this
+   * payment (the batch awaits that beside its simulation). What is sold is still recorded
+   * before the money moves; the record's round trip is no longer before the batch's.
+   */
+  private async settleRecording(claimId: string, delivery: Delivery, opened: OpenedClaim): Promise<SettleReply> {
+    const recorded = this.store.recordDelivery(claimId, delivery).then((row) => ({ row, holds: row?.state === "claimed" && sameJson(row.payment, opened.stored) }));
+    const outcome = this.outcomeOf(claimId, opened.rail, opened.stored as X402Stored, recorded.then((r) => r.holds));
+    // Answered below whichever way the record went; never left unhandled.
+    outcome.catch(() => undefined);
+    const { row, holds } = await recorded;
+    if (!row || row.state !== "claimed") throw this.notOpen(opened.rail.rail);
+    // Released and claimed again by another replica with another payload: what the row holds is settled.
+    if (!holds) return this.settleRow(claimId, row);
+    return this.settledX402(claimId, row, opened.rail, opened.stored as X402Stored, await outcome);
+  }
+
+  /** The settlement's answer as x402's SettleResponse; a BusError for what the read is refused with. */
+  private async outcomeOf(claimId: string, rail: X402Rail, stored: X402Stored, ready?: Promise<boolean>): Promise<SettleResponse> {
     try {
-      result = stored.batched
-        ? await this.settleBatched(claimId, rail, stored.payload as AnyPaymentPayload, stored.version === 1 ? (rail.v1Network ?? rail.network) : rail.network)
+      return stored.batched
+        ? await this.settleBatched(claimId, rail, stored.payload as AnyPaymentPayload, stored.version === 1 ? (rail.v1Network ?? rail.network) : rail.network, ready)
         : await rail.facilitator(this.ours).settle(stored.payload as PaymentPayload, stored.requirement as PaymentRequirements);
     } catch (err) {
       if (err instanceof BusError) throw err;
@@ -261,6 +297,10 @@ export class ClaimDesk {
       this.log.warn({ err, claim: claimId, rail: rail.rail }, "settlement outcome unknown; left for reconciliation");
       throw this.unsettled(rail.rail, "failed", new BusError("payment_settlement_failed"));
     }
+  }
+
+  /** An x402 settlement's answer made the claim's end: settled with its receipt, failed, or left open. */
+  private async settledX402(claimId: string, row: ClaimRow, rail: X402Rail, stored: X402Stored, result: SettleResponse): Promise<SettleReply> {
     if (!result.success && result.errorReason === SETTLEMENT_PENDING) {
       // Broadcast, but its receipt could not be read (RPC failure, confirmation timeout): the
       // money may have moved. As with a thrown settle, the claim stays open for reconciliation;
@@ -303,12 +343,12 @@ export class ClaimDesk {
    * Settles in the rail's next batch; the batch's answer as x402's SettleResponse. Nothing sent
    * (the chain could not be asked): the claim is released at once, the payment may come again.
    */
-  private async settleBatched(claimId: string, rail: X402Rail, payload: AnyPaymentPayload, network: string): Promise<SettleResponse> {
+  private async settleBatched(claimId: string, rail: X402Rail, payload: AnyPaymentPayload, network: string, ready?: Promise<boolean>): Promise<SettleResponse> {
     const batched = rail.batched;
     if (!batched) throw new Error(`the ${rail.rail} rail does not settle in batches`);
     let outcome;
     try {
-      outcome = await batched.settle(payload);
+      outcome = await batched.settle(payload, ready);
     } catch (err) {
       if (err instanceof SettlementNotSent) throw await this.notSent(claimId, rail.rail, err);
       if (err instanceof SettlementUnknown) return { success: false, errorReason: SETTLEMENT_PENDING, transaction: err.transaction ?? "", network: network as Network };
@@ -328,6 +368,7 @@ export class ClaimDesk {
   }
 
   async release(claimId: string, reason: string): Promise<boolean> {
+    this.opened.drop(claimId);
     return this.store.release(claimId, reason);
   }
 
@@ -338,6 +379,7 @@ export class ClaimDesk {
 }
 
 type ClaimRow = NonNullable<Awaited<ReturnType<ClaimStore["get"]>>>;
+type X402Stored = Exclude<StoredPayment, { version: "mpp" }>;
 
 /** The signed part of an x402 payload (authorization and signature, or a transaction), whatever its version's envelope. */
 const innerPayload = (payload: unknown) => (payload as { payload?: unknown } | null)?.payload;

@@ -181,10 +181,10 @@ export function baseExactRail(
           if (verified?.ok) batcher.expect(verified.authorization);
           return verified;
         },
-        settle(payload) {
+        settle(payload, ready) {
           const authorization = readEip3009(payload);
           if (authorization === null || authorization === "malformed") throw new Error("a claimed payment no longer reads as an EIP-3009 authorization");
-          return batcher.settle(authorization);
+          return batcher.settle(authorization, ready);
         },
       },
     }),

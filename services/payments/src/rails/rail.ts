@@ -63,8 +63,11 @@ export interface X402Rail {
    */
   readonly batched?: {
     verify(payload: AnyPaymentPayload, requirement: Eip3009Requirement): Promise<LocalVerdict>;
-    /** A definite outcome, or throws: SettlementNotSent (nothing left), SettlementUnknown (the claim stays open). */
-    settle(payload: AnyPaymentPayload): Promise<SettlementOutcome>;
+    /**
+     * A definite outcome, or throws: SettlementNotSent (nothing left), SettlementUnknown (the
+     * claim stays open). `ready`: whether it may go on chain (SettlementBatcher.settle).
+     */
+    settle(payload: AnyPaymentPayload, ready?: Promise<boolean>): Promise<SettlementOutcome>;
   };
 }
 

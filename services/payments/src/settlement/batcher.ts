@@ -69,9 +69,16 @@ export class SettlementUnknown extends Error {
 
 interface Waiting {
   authorization: Eip3009Authorization;
+  /** Whether the payment may go on chain: its claim recorded what was served and is still open. */
+  ready: Promise<boolean>;
   resolve(outcome: SettlementOutcome): void;
   reject(err: Error): void;
 }
+
+const READY = Promise.resolve(true);
+
+/** A payment left out of its batch because it was not ready (its claim is not open): nothing was sent, as the claim desk says of such a claim. */
+const WITHDRAWN: SettlementOutcome = { ok: false, reason: "payment_already_used", detail: "the claim is not open; nothing was sent" };
 
 const awaitedKey = (a: Pick<Eip3009Authorization, "from" | "nonce">) => `${a.from.toLowerCase()}:${a.nonce.toLowerCase()}`;
 
@@ -138,11 +145,17 @@ export class SettlementBatcher {
     this.awaited.set(awaitedKey(authorization), performance.now());
   }
 
-  settle(authorization: Eip3009Authorization): Promise<SettlementOutcome> {
+  /**
+   * Settles in the next batch. `ready` says whether the payment may go on chain at all (its
+   * claim recorded the read and is still open); it is awaited beside the batch's simulation,
+   * before anything is sent, and a payment not ready is left out (`payment_already_used`, as a
+   * claim not open is answered).
+   */
+  settle(authorization: Eip3009Authorization, ready: Promise<boolean> = READY): Promise<SettlementOutcome> {
     return new Promise((resolve, reject) => {
       this.awaited.delete(awaitedKey(authorization));
       this.arrivals.push(performance.now());
-      this.queue.push({ authorization, resolve, reject });
+      this.queue.push({ authorization, ready: ready.catch(() => false), resolve, reject });
       const n = this.queue.length;
       if (n >= this.settings.maxSize || (n >= this.expected && this.onChain === 0 && this.nothingAwaited())) this.close();
       else this.timer ??= setTimeout(() => this.close(), this.settings.windowMs);
@@ -219,9 +232,9 @@ export class SettlementBatcher {
    */
   private async askChain(batch: Waiting[], report: BatchReport): Promise<() => void> {
     const calls = batch.map((w) => transferCall(this.token, w.authorization));
-    let results;
+    let results, readiness;
     try {
-      results = await this.chain.simulate(calls);
+      [results, readiness] = await Promise.all([this.chain.simulate(calls), Promise.all(batch.map((w) => w.ready))]);
     } catch (err) {
       const notSent = new SettlementNotSent(`the chain could not be asked: ${(err as Error).message}`);
       return () => batch.forEach((w) => w.reject(notSent));
@@ -230,7 +243,8 @@ export class SettlementBatcher {
     const sending: Call3[] = [];
     batch.forEach((w, i) => {
       const r = results[i];
-      if (r?.success) {
+      if (!readiness[i]) w.resolve(WITHDRAWN);
+      else if (r?.success) {
         go.push(w);
         sending.push(calls[i] as Call3);
       } else w.resolve(refusalOfRevert(r ? revertText(r.returnData) : "not simulated"));

@@ -251,6 +251,34 @@ describe("SettlementBatcher on a local chain", () => {
     expect(await chain.balanceOf(payTo)).toBe(6n * VALUE);
   });
 
+  it("sends a payment only once it is ready: one whose claim was found closed (or whose record failed) is left out, nothing moves for it", async () => {
+    const payTo = newAddress();
+    const [good, closed, failedRecord, late] = await funded(4, payTo);
+    const reports: BatchReport[] = [];
+    const b = batcher({ maxSize: 4, windowMs: 5000 }, real, reports);
+    let recordLate!: (ok: boolean) => void;
+    const lateRecord = new Promise<boolean>((r) => (recordLate = r));
+    const outcomes = Promise.all([
+      b.settle(good!, Promise.resolve(true)),
+      b.settle(closed!, Promise.resolve(false)),
+      b.settle(failedRecord!, Promise.reject(new Error("the database did not answer"))),
+      b.settle(late!, lateRecord),
+    ]);
+    // The batch waits for the slow record before it sends anything.
+    await sleep(300);
+    expect(reports).toHaveLength(0);
+    expect(await txCount(facilitator)).toBe(await rpc.getTransactionCount({ address: facilitator, blockTag: "pending" }));
+    recordLate(true);
+    const [o0, o1, o2, o3] = await outcomes;
+    const hash = ok(o0!);
+    expect(ok(o3!)).toBe(hash);
+    for (const o of [o1, o2]) expect(o).toMatchObject({ ok: false, reason: "payment_already_used" });
+    expect(await used(closed!)).toBe(false);
+    expect(await used(failedRecord!)).toBe(false);
+    expect(await chain.balanceOf(payTo)).toBe(2n * VALUE);
+    expect(reports).toEqual([expect.objectContaining({ size: 4, sent: 2, transferred: 2, outcome: "mined", transaction: hash })]);
+  });
+
   it("decides each payment by its own call: the one the chain refused inside the batch fails, the others settle", async () => {
     const payTo = newAddress();
     const a = await authorize(await payer(VALUE), payTo);
