@@ -3,15 +3,16 @@
 // The workspace packages export TypeScript sources (package.json "exports" -> src/*.ts) and the
 // repo has no compile step; in development tsx transpiles them with esbuild at load time. The
 // image runs plain `node` with production dependencies only, so the same esbuild transform runs
-// here once, ahead of time: the service and the @board/* packages it imports become one ESM file,
-// every third-party package stays an import that npm installs in the image.
+// here once, ahead of time: the service and the @board/* packages it imports become one ESM file
+// (plus a chunk per dynamically imported part, loaded when first asked for), every third-party
+// package stays an import that npm installs in the image.
 //
 // Layout (mirrors the repo, so every `new URL("../x", import.meta.url)` in the sources still
 // points where it does in development):
-//   <outRoot>/services/<service>/dist/main.js (+ .map)
+//   <outRoot>/services/<service>/dist/main.js (+ .map, + chunks beside it)
 //   <outRoot>/services/<service>/drizzle/       migrations, when the service owns a database
 //   <outRoot>/services/<service>/data/          files read at run time (scanner-ingest's universe)
-import { cp, readdir, stat } from "node:fs/promises";
+import { cp, readdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build, type Metafile, type Plugin } from "esbuild";
@@ -60,11 +61,20 @@ export async function bundleService(service: string, outRoot: string, root = rep
   const src = path.join(root, "services", service);
   if (!(await exists(path.join(src, "src", "main.ts")))) throw new Error(`unknown service "${service}": no services/${service}/src/main.ts`);
   const out = path.join(outRoot, "services", service);
-  const mainFile = path.join(out, "dist", "main.js");
+  const dist = path.join(out, "dist");
+  const mainFile = path.join(dist, "main.js");
+  // Chunk names change with their content: an earlier build's would stay behind.
+  await rm(dist, { recursive: true, force: true });
   const result = await build({
     absWorkingDir: root,
     entryPoints: [path.join(src, "src", "main.ts")],
-    outfile: mainFile,
+    outdir: dist,
+    // A dynamic import() of the service's own code becomes a chunk that loads, with the packages
+    // it imports, only when called (payments loads a rail's SDK only where that rail is
+    // configured). Chunks sit beside main.js, so `new URL("../x", import.meta.url)` means the
+    // same in every one of them.
+    splitting: true,
+    chunkNames: "[name]-[hash]",
     bundle: true,
     platform: "node",
     format: "esm",

@@ -49,13 +49,19 @@ test("the deploy files know every service: the six under services/ are the six s
 });
 
 describe.each(SERVICES)("%s image bundle", (service) => {
-  test("is one ESM file with the workspace code inside and its run-time folders beside it", () => {
+  test("is one ESM file (and the chunks it loads, beside it) with the workspace code inside and its run-time folders beside it", () => {
     const b = bundleOf(service);
     expect(existsSync(b.mainFile)).toBe(true);
-    const output = b.metafile.outputs[path.relative(root, b.mainFile)];
-    expect(output, "esbuild's record of the bundle").toBeDefined();
-    const leftover = (output?.imports ?? []).filter((i) => i.path.startsWith("@board/") || i.path.startsWith("."));
-    expect(leftover).toEqual([]);
+    const dist = path.relative(root, path.dirname(b.mainFile));
+    expect(b.metafile.outputs[path.relative(root, b.mainFile)], "esbuild's record of the bundle").toBeDefined();
+    const files = Object.keys(b.metafile.outputs).filter((f) => f.endsWith(".js"));
+    for (const file of files) {
+      expect(path.dirname(file), `${file} beside main.js`).toBe(dist);
+      expect(existsSync(path.join(root, file)), file).toBe(true);
+      // Workspace code is inside; what is not external is one of the bundle's own files.
+      const leftover = (b.metafile.outputs[file]?.imports ?? []).filter((i) => i.path.startsWith("@board/") || (!i.external && !files.includes(i.path)));
+      expect(leftover, file).toEqual([]);
+    }
     const dir = path.dirname(path.dirname(b.mainFile));
     if (DATABASE_SERVICES.includes(service)) expect(existsSync(path.join(dir, "drizzle", "meta", "_journal.json"))).toBe(true);
     else expect(b.assets).not.toContain("drizzle");

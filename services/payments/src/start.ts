@@ -79,7 +79,7 @@ export async function startPayments(env: PaymentsEnv, opts: PaymentsOptions = {}
     describeReadiness: () => ({ ...(watch?.report() ?? { mode: env.PAYMENTS_MODE }), note: READINESS_NOTE }),
   });
   try {
-    const configured = configuredRails(env, settlementInstruments(rt.metrics));
+    const configured = await configuredRails(env, settlementInstruments(rt.metrics));
     const rails = opts.rails ?? configured.x402;
     const mpp = opts.mpp === undefined ? configured.mpp : opts.mpp;
     const mppProbe = opts.mpp === undefined ? configured.mppProbe : null;

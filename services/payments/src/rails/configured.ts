@@ -6,9 +6,7 @@ import { BASE_CHAIN_ID, baseExactRail, baseReader, baseSigner } from "./base-exa
 import { circleBatchedRail } from "./circle-batched.js";
 import { createMppRail, type MppRail } from "./mpp/index.js";
 import { claimsReplayStore } from "./mpp/claims-replay-store.js";
-import { algorandRails } from "./algorand-exact.js";
 import type { X402Rail } from "./rail.js";
-import { solanaRails } from "./solana-exact.js";
 
 export interface ConfiguredRails {
   /** The x402 rails, in the order of the 402's `accepts`. */
@@ -30,7 +28,7 @@ export interface RailInstruments {
 }
 
 /** The rails this configuration offers. One facilitator account on Base serves x402 and MPP alike (one nonce sequence). */
-export function configuredRails(env: PaymentsEnv, instruments: RailInstruments = {}): ConfiguredRails {
+export async function configuredRails(env: PaymentsEnv, instruments: RailInstruments = {}): Promise<ConfiguredRails> {
   const x402: X402Rail[] = [];
   let mpp: MppRail | null = null;
   let mppProbe: (() => Promise<void>) | null = null;
@@ -81,7 +79,9 @@ export function configuredRails(env: PaymentsEnv, instruments: RailInstruments =
       mppProbe = () => base.probe?.() ?? Promise.resolve();
     }
   }
-  x402.push(...solanaRails(env));
-  x402.push(...algorandRails(env));
+  // Solana's and Algorand's rail code and SDKs (about 25 MB of heap together) load only where
+  // their rail is configured; each module decides from the rest of its settings.
+  if (env.PAY_TO_SOLANA) x402.push(...(await import("./solana-exact.js")).solanaRails(env));
+  if (env.PAY_TO_ALGORAND) x402.push(...(await import("./algorand-exact.js")).algorandRails(env));
   return { x402, mpp, mppProbe, batcher };
 }
