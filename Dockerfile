@@ -84,4 +84,8 @@ STOPSIGNAL SIGTERM
 # container's) and no source maps loaded (the bundle is unminified: a stack still names function
 # and file). NODE_OPTIONS=--enable-source-maps maps stacks back to TypeScript when wanted.
 # --expose-gc: scanner-ingest collects after each scan (services/scanner-ingest/src/start.ts).
-CMD ["node", "--max-semi-space-size=1", "--expose-gc", "dist/main.js"]
+# --memory-pool-timeout=1: V8 (Node 26) pools the heap pages a collection frees and gives them
+# back to the system only on a later collection past this many seconds (8 by default); an idle
+# service then kept them resident: scanner-ingest at rest after a scan, 227 MB by default and
+# 158 MB with 1 s, measured on Node 26.10.0 (V8 flag: not in Node 20, so not in npm start).
+CMD ["node", "--max-semi-space-size=1", "--expose-gc", "--memory-pool-timeout=1", "dist/main.js"]

@@ -88,7 +88,7 @@ describe("Dockerfile", () => {
     expect(health).toContain("process.env.HEALTH_PORT");
     expect(health).toContain("/readyz");
     expect(ins.find((i) => i.cmd === "WORKDIR" && i.args.includes("${SERVICE}"))?.args).toBe("/app/services/${SERVICE}");
-    expect(ins.find((i) => i.cmd === "CMD")?.args).toBe('["node", "--max-semi-space-size=1", "--expose-gc", "dist/main.js"]');
+    expect(ins.find((i) => i.cmd === "CMD")?.args).toBe('["node", "--max-semi-space-size=1", "--expose-gc", "--memory-pool-timeout=1", "dist/main.js"]');
     expect(runs(final ?? { name: "", instructions: [] }).join(" ")).toMatch(/rm -f \/usr\/local\/bin\/npm \/usr\/local\/bin\/npx/);
   });
 
