@@ -1,7 +1,6 @@
 import { ErrorCode, ROUTE_BY_PATH, type ClaimReply, type Delivery, type ClaimRequest, type SettleReply, type SettlementEvent } from "@board/proto";
 import { BusError, type Logger } from "@board/service-kit";
 import { extractPaymentIdentifier, isValidPaymentId } from "@x402/extensions/payment-identifier";
-import { Credential } from "mppx";
 import type { FacilitatorClient } from "@x402/core/server";
 import type { Network, PaymentPayload, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import type { MppRail } from "../rails/mpp/index.js";
@@ -199,7 +198,7 @@ export class ClaimDesk {
     if (!this.mpp) throw new BusError("payment_unsupported_scheme", 402, "MPP is not offered here");
     if (!this.mppOffered()) throw new BusError("service_unavailable", 503, "MPP is not available at the moment: its chain does not answer");
     // The same credential again (one claim per challenge id): a retry of a settled read is delivered again.
-    const challengeId = credentialChallengeId(credential);
+    const challengeId = await credentialChallengeId(credential);
     if (challengeId) {
       const held = await this.heldBy(`mpp:${challengeId}`, path, (stored) => stored.version === "mpp" && stored.credential === credential);
       if (held) return held;
@@ -235,7 +234,7 @@ export class ClaimDesk {
       throw this.unsettled("mpp", "refused", new BusError(settled.reason === "payment_rejected" ? "payment_settlement_failed" : settled.reason, 402, settled.detail), settled.reason);
     }
     const signed = await this.signReceipt(row, { network: settled.network, payer: row.payer, transaction: settled.transaction });
-    const receipt = mppReceiptWithProof(settled.receipt, signed, commitmentOf(row));
+    const receipt = await mppReceiptWithProof(settled.receipt, signed, commitmentOf(row));
     if (!(await this.store.settled(claimId, settled.transaction, { transaction: settled.transaction, network: settled.network, receipt })))
       throw this.unsettled("mpp", "refused", new BusError("payment_already_used", 402, "the claim was closed meanwhile"));
     const settledAt = new Date().toISOString();
@@ -385,7 +384,9 @@ type X402Stored = Exclude<StoredPayment, { version: "mpp" }>;
 const innerPayload = (payload: unknown) => (payload as { payload?: unknown } | null)?.payload;
 
 /** The challenge id of an MPP credential, read without verifying it; null when it cannot be read. */
-function credentialChallengeId(header: string): string | null {
+async function credentialChallengeId(header: string): Promise<string | null> {
+  // mppx is loaded once MPP is used (claimMpp is reached only where MPP is offered).
+  const { Credential } = await import("mppx");
   const payment = Credential.extractPaymentScheme(header);
   if (!payment) return null;
   try {

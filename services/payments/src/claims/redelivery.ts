@@ -87,7 +87,7 @@ export class Redeliveries {
     if (stored.version === "mpp") {
       if (typeof receipt.receipt === "string") return { "Payment-Receipt": receipt.receipt };
       if (!this.mppReceipt || !prior.transaction) return {};
-      const made = mppReceiptWithProof(this.mppReceipt(prior.transaction as `0x${string}`), await this.sign(prior, settled), commitmentOf(prior));
+      const made = await mppReceiptWithProof(this.mppReceipt(prior.transaction as `0x${string}`), await this.sign(prior, settled), commitmentOf(prior));
       return { "Payment-Receipt": String(await this.store.keepReceiptField(prior.id, "receipt", made)) };
     }
     let signed = receipt.signed_receipt ?? null;

@@ -4,8 +4,7 @@ import { SettlementBatcher, type BatchReport } from "../settlement/batcher.js";
 import { baseBatchChain } from "../settlement/base-batch-chain.js";
 import { BASE_CHAIN_ID, baseExactRail, baseReader, baseSigner } from "./base-exact.js";
 import { circleBatchedRail } from "./circle-batched.js";
-import { createMppRail, type MppRail } from "./mpp/index.js";
-import { claimsReplayStore } from "./mpp/claims-replay-store.js";
+import type { MppRail } from "./mpp/index.js";
 import type { X402Rail } from "./rail.js";
 
 export interface ConfiguredRails {
@@ -60,6 +59,8 @@ export async function configuredRails(env: PaymentsEnv, instruments: RailInstrum
     x402.push(base);
     if (env.CIRCLE_GATEWAY_URL) x402.push(circleBatchedRail({ payTo: cfg.payTo, usdc: cfg.usdc, gatewayUrl: env.CIRCLE_GATEWAY_URL }));
     if (env.MPP_SECRET_KEY) {
+      // MPP's code and mppx load only where MPP is offered.
+      const [{ createMppRail }, { claimsReplayStore }] = await Promise.all([import("./mpp/index.js"), import("./mpp/claims-replay-store.js")]);
       mpp = createMppRail({
         secretKey: env.MPP_SECRET_KEY,
         realm: new URL(env.PUBLIC_BASE_URL).host,

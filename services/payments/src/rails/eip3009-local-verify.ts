@@ -1,5 +1,5 @@
 import type { ErrorCode } from "@board/proto";
-import { authorizationTypes } from "mppx/evm";
+import { authorizationTypes } from "@x402/evm";
 import { getAddress, hashTypedData, type Address, type Hex } from "viem";
 import type { Eip3009Authorization } from "./mpp/method.js";
 import { eip3009Terms, type Eip3009Terms } from "./eip3009-terms.js";

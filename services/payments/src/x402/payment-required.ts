@@ -5,7 +5,6 @@ import { paidToolFor } from "./bazaar.js";
 import type { OfferBook } from "./offer-book.js";
 import { REFUSAL_ADVICE } from "./reasons.js";
 import type { ErrorCode } from "@board/proto";
-import { Errors } from "mppx";
 import type { MppRail } from "../rails/mpp/index.js";
 
 /** The MPP side of a 402: a challenge for WWW-Authenticate, when the MPP rail is configured. */
@@ -39,6 +38,8 @@ export async function paymentRequired(
   }
   if (args.problem) {
     // An MPP credential was refused: RFC 9457 problem details as MPP specifies, with our reason code and a fresh challenge.
+    // mppx is loaded once MPP is used: only a refused MPP credential asks for this.
+    const { Errors } = await import("mppx");
     const problem = { ...new Errors.VerificationFailedError({ reason: message }).toProblemDetails(), code };
     return { body: JSON.stringify(problem), headers: { ...headers, "Content-Type": "application/problem+json" } };
   }
