@@ -357,6 +357,8 @@ describe("memory and faults", () => {
     const schemaOf: Record<string, z.ZodType> = { "/api/board/agent": FullBoard, "/api/board/regime": RegimeView };
     const read = (p: string) => get(p, { "x-license-key": licenseKey });
     const withoutFreshness = (body: Record<string, unknown>) => JSON.stringify({ ...body, freshness: null });
+    // The load above emptied the licence's burst bucket (20 reads, 10 more a second): full again first.
+    await new Promise((r) => setTimeout(r, 2_500));
     const reference = Object.fromEntries(
       await Promise.all(watched.map(async (p) => [p, withoutFreshness((await (await read(p)).json()) as Record<string, unknown>)] as const)),
     );

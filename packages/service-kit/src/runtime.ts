@@ -10,6 +10,7 @@ import { createLogger, logFormatOf, type Logger } from "./log.js";
 import { createMetrics, type Metrics } from "./metrics.js";
 import { addBusService, defaultInstanceId, type Binding } from "./service.js";
 import { startTelemetry, type Telemetry } from "./telemetry.js";
+import { collectWhenIdle } from "./idle-collector.js";
 
 export interface RuntimeOptions<S extends Record<string, unknown>> {
   service: ServiceName;
@@ -88,6 +89,8 @@ export async function startRuntime<S extends Record<string, unknown> = Record<st
     };
     const health = await startHealthServer({ port: opts.env.HEALTH_PORT, checks, describe: opts.describeReadiness, registry: metrics.registry, log });
     lifecycle.onStop("health", () => health.close());
+    const stopCollecting = collectWhenIdle();
+    lifecycle.onStop("idle collector", stopCollecting);
     return {
       service: opts.service,
       instance,

@@ -16,19 +16,6 @@ export interface ScannerService {
   stop(): Promise<void>;
 }
 
-/**
- * A scan allocates about 200 MB (every name's bars and features; about 100 MB live at its peak,
- * 36 MB after) and is then idle until the next slot, when V8 would not collect on its own: collect
- * now, and once more when the sweep is done (V8 shrinks its spaces on the collection after), so
- * the memory goes back to the system. Only where node runs with --expose-gc (the images, npm start).
- */
-function collectScanGarbage(): void {
-  const gc = globalThis.gc;
-  if (!gc) return;
-  gc();
-  setTimeout(() => gc(), 5_000).unref();
-}
-
 /** Wires the scanner: universe, market data provider, scoring, the schedule and the publisher. */
 export async function startScanner(env: ScannerEnv, opts: { clock?: Clock } = {}): Promise<ScannerService> {
   const clock = opts.clock ?? systemClock;
@@ -51,7 +38,6 @@ export async function startScanner(env: ScannerEnv, opts: { clock?: Clock } = {}
     const t0 = performance.now();
     const snapshot = await buildSnapshot({ universe, provider, refreshMinutes: env.REFRESH_MINUTES, ...slot });
     const published = await publishSnapshot(rt.bus.nc, snapshot);
-    collectScanGarbage();
     rt.log.info(
       { asof: slot.asofDaily, intraday: slot.intraday, bytes: published.bytes, seq: published.seq, duplicate: published.duplicate, ms: Math.round(performance.now() - t0) },
       "snapshot published",

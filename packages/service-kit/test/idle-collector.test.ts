@@ -1,0 +1,48 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { collectWhenIdle } from "../src/idle-collector.js";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Keeps the event loop busy for `ms`. */
+const work = (ms: number) => {
+  const end = performance.now() + ms;
+  while (performance.now() < end);
+};
+
+const exposed = globalThis.gc;
+afterEach(() => {
+  globalThis.gc = exposed;
+});
+
+describe("collectWhenIdle", () => {
+  it("does nothing where node runs without --expose-gc", () => {
+    globalThis.gc = undefined;
+    const stop = collectWhenIdle(10);
+    expect(typeof stop).toBe("function");
+    stop();
+  });
+
+  it("collects twice when the service goes idle after work, once per return to idle, never while busy", async () => {
+    const collections: number[] = [];
+    globalThis.gc = (() => void collections.push(performance.now())) as typeof globalThis.gc;
+    const stop = collectWhenIdle(100, 150);
+    try {
+      // Start-up counts as work: the first idle check collects, and again 150 ms later.
+      await sleep(700);
+      expect(collections).toHaveLength(2);
+      expect(collections[1]! - collections[0]!).toBeGreaterThanOrEqual(140);
+      // Idle throughout: nothing more.
+      await sleep(400);
+      expect(collections).toHaveLength(2);
+      // Busy for several checks (no collection meanwhile), then idle: one more pair.
+      for (let i = 0; i < 4; i++) {
+        work(90);
+        await sleep(10);
+      }
+      expect(collections).toHaveLength(2);
+      await sleep(800);
+      expect(collections).toHaveLength(4);
+    } finally {
+      stop();
+    }
+  });
+});
