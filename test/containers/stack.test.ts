@@ -32,12 +32,14 @@ const WORK = path.join(root, ".data", "containers");
 /** The target of issue 20: RSS per service container at rest. */
 const RSS_AT_REST_MB = 150;
 /**
- * Measured over the target, said in the closing note and README, not hidden: payments holds four
- * rails' libraries (viem, @solana/kit, algosdk, x402, mppx: a 75 MB heap at rest, 156 to 160 MB
- * RSS); scanner-ingest keeps its market data and what V8 does not give back after a scan (156 to
- * 220 MB). Both stay under their pods' memory requests, which the test holds.
+ * Measured over the target, said in the closing note and README, not hidden: scanner-ingest
+ * scans on its schedule, and a scan's heap (about 100 MB live at its peak, 300 MB RSS) is given
+ * back only once the service is idle again (service-kit's idle collector): at rest between
+ * scans 146 to 153 MB here. It stays under its pod's memory request, which the test holds.
+ * Payments, over until its rails' libraries loaded only where configured and the idle
+ * collector, is held to the target again (138 MB measured).
  */
-const OVER_TARGET: Record<string, string> = { payments: "four rails' libraries", "scanner-ingest": "a scan's heap" };
+const OVER_TARGET: Record<string, string> = { "scanner-ingest": "a scan's heap until it is idle again" };
 
 /** Each service's memory request in the dev overlay, in MB: what a cluster reserves for its pod. */
 function memoryRequestsMb(): Record<string, number> {
