@@ -142,6 +142,9 @@ export class SettlementBatcher {
    * batch waits for it, within its window.
    */
   expect(authorization: Pick<Eip3009Authorization, "from" | "nonce">): void {
+    // Verified payments that never settle here (claimed elsewhere, settled by another replica)
+    // would otherwise stay for good while batches are always in flight.
+    this.nothingAwaited();
     this.awaited.set(awaitedKey(authorization), performance.now());
   }
 
@@ -162,7 +165,10 @@ export class SettlementBatcher {
     });
   }
 
-  /** Whether every payment verified here in the last window has been handed to settle (or its window passed). */
+  /**
+   * Whether every payment verified here in the last window has been handed to settle (or its
+   * window passed); those whose window passed are forgotten, oldest first.
+   */
   private nothingAwaited(): boolean {
     const since = performance.now() - this.settings.windowMs;
     for (const [key, at] of this.awaited) {
