@@ -41,22 +41,20 @@ export class SettledWrites {
     const batch = this.pending;
     this.pending = new Map();
     this.scheduled = false;
-    const ids = [...batch.keys()];
-    const entries = [...batch.values()];
+    const records = [...batch].map(([id, { transaction, receipt }]) => ({ id, transaction, receipt }));
     try {
       const result = await this.db.execute(sql`
         update ${claims} as c
         set state = 'settled', transaction = v.transaction, receipt = v.receipt, settled_at = now(), updated_at = now()
-        from jsonb_to_recordset(${JSON.stringify(ids.map((id, i) => ({ id, transaction: entries[i]?.transaction, receipt: entries[i]?.receipt })))}::jsonb)
-          as v(id uuid, transaction text, receipt jsonb)
+        from jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as v(id uuid, transaction text, receipt jsonb)
         where c.id = v.id and c.state = 'claimed'
         returning c.id`);
       // node-postgres's result (the Database type leaves the driver's result shape open).
       const { rows } = result as unknown as { rows: { id: string }[] };
       const settled = new Set(rows.map((r) => r.id));
-      ids.forEach((id, i) => entries[i]?.resolve(settled.has(id)));
+      for (const [id, writer] of batch) writer.resolve(settled.has(id));
     } catch (err) {
-      for (const e of entries) e.reject(err);
+      for (const writer of batch.values()) writer.reject(err);
     }
   }
 }
