@@ -4,7 +4,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { AsofSampleView, BoardState, BoardStatus, FreeBoard, FullBoard, SymbolDirectory } from "@board/proto";
-import { freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
+import { freePort, freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
 import { connect } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launcherEnv, toolEnv } from "./env.js";
@@ -16,15 +16,6 @@ let port: number;
 let natsPort: number | null = null;
 let output = "";
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "board-e2e-"));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, "127.0.0.1", () => {
-      const p = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 beforeAll(async () => {
   db = await freshDatabase(infra.databaseUrl);
