@@ -4,7 +4,8 @@
 //
 // Determinism: every day's shocks come from a hash of (seed, stream, epoch day), and every path is
 // accumulated from one fixed origin date, so a bar depends only on (seed, origin, symbol, date),
-// never on which dates were asked for first. Paths are cached per symbol and extended on demand.
+// never on which dates were asked for first. A name keeps only checkpoints of its path and replays
+// bars from them (see "Per-name paths").
 //
 // Levels (start price, dollar volume, a stock's volatility) are drawn per kind of name from
 // plausible ranges, seeded: see "Levels" below. Every figure is simulated, none is real.
@@ -492,16 +493,64 @@ class Factors {
 
 // ---------------------------------------------------------------------------------------------
 // Per-name paths
+//
+// A name keeps no bars: only the state of its path (drift, log volatility, last close) before every
+// CHECKPOINT_EVERY-th bar. A read replays the bars it wants from the nearest saved state before
+// them; a day's draws come from its own hash, so the replay gives the same bars to the last bit.
+// Memory stays at a few hundred bytes a name however long the history grows (bars held as arrays
+// were ~22 MB for the universe's two years); a scan's read of 340 bars replays at most 31 more.
+
+/** Bars between two saved states of a path: a read computes at most this many - 1 bars it does not return. */
+const CHECKPOINT_EVERY = 32;
+
+/** Where a name's path stands, and the last bar it made. */
+class PathState {
+  open = 0;
+  high = 0;
+  low = 0;
+  /** The last bar's close; NaN before the first bar. */
+  close = Number.NaN;
+  volume = 0;
+
+  constructor(
+    public drift: number,
+    public logVol: number,
+    close: number,
+  ) {
+    this.close = close;
+  }
+
+  /** Advances drift and log volatility by one day; returns the day's volatility multiplier. */
+  step(rng: Rng, p: NameParams): number {
+    this.drift = NAME_DRIFT_PHI * this.drift + p.driftSd * DRIFT_INNOV * rng.normal();
+    this.logVol = LOGVOL_PHI * this.logVol + LOGVOL_SD * LOGVOL_INNOV * rng.normal();
+    return Math.exp(this.logVol - (LOGVOL_SD * LOGVOL_SD) / 2);
+  }
+
+  /** Today's pull back towards the start price. */
+  pull(p: NameParams): number {
+    return Number.isNaN(this.close) ? 0 : -REVERSION * Math.log(this.close / p.startPrice);
+  }
+
+  /** Makes the day's bar from its return r, its gap and its typical move. */
+  bar(p: NameParams, rng: Rng, r: number, gap: number, typical: number): void {
+    const prev = Number.isNaN(this.close) ? p.startPrice : this.close;
+    const open = prev * Math.exp(gap);
+    const close = prev * Math.exp(r);
+    this.open = open;
+    this.close = close;
+    this.high = Math.max(open, close) * Math.exp(RANGE * typical * Math.abs(rng.normal()));
+    this.low = Math.min(open, close) * Math.exp(-RANGE * typical * Math.abs(rng.normal()));
+    const activity = (1 + (VOLUME_MOVE * Math.abs(r)) / typical) / (1 + VOLUME_MOVE * 0.8);
+    const shares = p.baseShares * (p.startPrice / prev) ** VOLUME_PRICE_DAMP;
+    this.volume = Math.max(1, Math.round(shares * Math.exp(VOLUME_NOISE * rng.normal()) * activity));
+  }
+}
 
 class Series {
-  readonly open: number[] = [];
-  readonly high: number[] = [];
-  readonly low: number[] = [];
-  readonly close: number[] = [];
-  readonly volume: number[] = [];
-  drift: number;
-  logVol: number;
   readonly hash: number;
+  /** The state before bar k * CHECKPOINT_EVERY, as [drift, logVol, close] triples, k = 0, 1, ... */
+  readonly #saved: number[] = [];
 
   constructor(
     readonly p: NameParams,
@@ -509,40 +558,26 @@ class Series {
   ) {
     this.hash = mix(mix(seedHash, TAG_NAME), hashString(p.sym));
     const rng = new Rng().reset(mix(this.hash, TAG_INIT));
-    this.drift = rng.normal() * p.driftSd;
-    this.logVol = rng.normal() * LOGVOL_SD;
+    const drift = rng.normal() * p.driftSd;
+    const logVol = rng.normal() * LOGVOL_SD;
+    this.#saved.push(drift, logVol, Number.NaN);
   }
 
-  /** Advances drift and log volatility by one day; returns the day's volatility multiplier. */
-  step(rng: Rng): number {
-    this.drift = NAME_DRIFT_PHI * this.drift + this.p.driftSd * DRIFT_INNOV * rng.normal();
-    this.logVol = LOGVOL_PHI * this.logVol + LOGVOL_SD * LOGVOL_INNOV * rng.normal();
-    return Math.exp(this.logVol - (LOGVOL_SD * LOGVOL_SD) / 2);
+  /** How many bars the saved states reach: bar index of the last one. */
+  get savedThrough(): number {
+    return (this.#saved.length / 3 - 1) * CHECKPOINT_EVERY;
   }
 
-  get length(): number {
-    return this.close.length;
+  /** The saved state before bar k * CHECKPOINT_EVERY, as a fresh copy to replay from. */
+  stateAt(k: number): PathState {
+    const a = this.#saved;
+    return new PathState(a[3 * k]!, a[3 * k + 1]!, a[3 * k + 2]!);
   }
-}
 
-function pullOf(s: Series): number {
-  return s.length === 0 ? 0 : -REVERSION * Math.log(s.close[s.length - 1]! / s.p.startPrice);
-}
-
-function pushBar(s: Series, rng: Rng, r: number, gap: number, typical: number): void {
-  const prev = s.length === 0 ? s.p.startPrice : s.close[s.length - 1]!;
-  const open = prev * Math.exp(gap);
-  const close = prev * Math.exp(r);
-  const high = Math.max(open, close) * Math.exp(RANGE * typical * Math.abs(rng.normal()));
-  const low = Math.min(open, close) * Math.exp(-RANGE * typical * Math.abs(rng.normal()));
-  const activity = (1 + (VOLUME_MOVE * Math.abs(r)) / typical) / (1 + VOLUME_MOVE * 0.8);
-  const shares = s.p.baseShares * (s.p.startPrice / prev) ** VOLUME_PRICE_DAMP;
-  const volume = Math.max(1, Math.round(shares * Math.exp(VOLUME_NOISE * rng.normal()) * activity));
-  s.open.push(open);
-  s.high.push(high);
-  s.low.push(low);
-  s.close.push(close);
-  s.volume.push(volume);
+  /** Saves the state before bar `index` when it is the next checkpoint due. */
+  saveBefore(index: number, st: PathState): void {
+    if (index === this.savedThrough + CHECKPOINT_EVERY) this.#saved.push(st.drift, st.logVol, st.close);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -590,20 +625,9 @@ export class MarketSimulator implements MarketDataProvider {
     const series = this.#seriesOf(sym);
     const day = toEpochDay(through);
     if (day < this.#originDay) return [];
-    const end = this.#generate(series, day);
+    const end = this.#endOf(series, day);
     const dates = series.p.calendar === "calendar" ? this.#tl.calendarDates : this.#tl.tradingDates;
-    const out: Bar[] = [];
-    for (let k = Math.max(0, end - count); k < end; k++) {
-      out.push({
-        date: dates[k]!,
-        open: series.open[k]!,
-        high: series.high[k]!,
-        low: series.low[k]!,
-        close: series.close[k]!,
-        volume: series.volume[k]!,
-      });
-    }
-    return out;
+    return this.#replay(series, Math.max(0, end - count), end, dates);
   }
 
   /**
@@ -645,11 +669,15 @@ export class MarketSimulator implements MarketDataProvider {
     };
   }
 
-  /** Generates every symbol's path through `through` (so later reads only copy). */
+  /** Saves every symbol's checkpoints through `through`, so later reads replay only their own window. */
   warm(through: string): void {
     const day = toEpochDay(through);
     if (day < this.#originDay) return;
-    for (const sym of this.#params.keys()) this.#generate(this.#seriesOf(sym), day);
+    for (const sym of this.#params.keys()) {
+      const s = this.#seriesOf(sym);
+      const end = this.#endOf(s, day);
+      this.#replay(s, end, end, null);
+    }
   }
 
   /** True when the simulator knows the symbol. */
@@ -667,37 +695,48 @@ export class MarketSimulator implements MarketDataProvider {
     return s;
   }
 
-  /** Extends `s` through epoch day `day`; returns how many of its bars fall on or before `day`. */
-  #generate(s: Series, day: number): number {
+  /** How many of `s`'s bars fall on or before epoch day `day` (extending the shared paths that far). */
+  #endOf(s: Series, day: number): number {
     const tl = this.#tl;
     tl.extendTo(day);
     this.#factors.extend();
     const j = day - this.#originDay;
-    const end = s.p.calendar === "calendar" ? j + 1 : tl.tradingThrough[j]!;
-    if (s.length >= end) return end;
+    return s.p.calendar === "calendar" ? j + 1 : tl.tradingThrough[j]!;
+  }
+
+  /**
+   * Replays `s` from its last checkpoint at or before bar `from` up to bar `end` (exclusive), saving
+   * checkpoints it passes, and returns bars from..end-1 dated by `dates` (none when `dates` is null).
+   */
+  #replay(s: Series, from: number, end: number, dates: readonly string[] | null): Bar[] {
     const { p } = s;
+    const tl = this.#tl;
     const f = this.#factors;
     const rng = this.#rng;
-    if (p.calendar === "calendar") {
-      for (let k = s.length; k < end; k++) {
-        rng.reset(mix(s.hash, tl.origin + k));
-        const volMult = Math.sqrt(REGIME_VOL[f.regimeAtCalendar(k)]! / REGIME_VOL[CHOP]!) * s.step(rng);
-        const r = p.load * f.crypto[k]! + s.drift + p.idio * volMult * rng.student() + pullOf(s);
-        pushBar(s, rng, r, 0, p.dayVol * volMult);
+    const k = Math.floor(Math.min(from, s.savedThrough) / CHECKPOINT_EVERY);
+    const st = s.stateAt(k);
+    const out: Bar[] = [];
+    const calendar = p.calendar === "calendar";
+    const sector = calendar || p.load === 0 ? null : f.sectorReturns(p.sector);
+    for (let i = k * CHECKPOINT_EVERY; i < end; i++) {
+      if (i % CHECKPOINT_EVERY === 0) s.saveBefore(i, st);
+      if (calendar) {
+        rng.reset(mix(s.hash, tl.origin + i));
+        const volMult = Math.sqrt(REGIME_VOL[f.regimeAtCalendar(i)]! / REGIME_VOL[CHOP]!) * st.step(rng, p);
+        const r = p.load * f.crypto[i]! + st.drift + p.idio * volMult * rng.student() + st.pull(p);
+        st.bar(p, rng, r, 0, p.dayVol * volMult);
+      } else {
+        rng.reset(mix(s.hash, tl.tradingDays[i]!));
+        const volMult = (REGIME_VOL[f.regime[i]!]! / REGIME_VOL[CHOP]!) * st.step(rng, p);
+        const factor = p.beta * f.market[i]! + (sector ? p.load * sector[i]! : 0);
+        const eps = rng.student();
+        const jump = p.jumpP > 0 && rng.uniform() < p.jumpP ? JUMP_SD * rng.student() : 0;
+        const r = factor + st.drift + p.idio * volMult * eps + jump + st.pull(p);
+        const gap = p.gapFraction * factor + GAP_NOISE * p.idio * rng.normal() + jump;
+        st.bar(p, rng, r, gap, p.dayVol * volMult);
       }
-      return end;
+      if (dates !== null && i >= from) out.push({ date: dates[i]!, open: st.open, high: st.high, low: st.low, close: st.close, volume: st.volume });
     }
-    const sector = p.load === 0 ? null : f.sectorReturns(p.sector);
-    for (let i = s.length; i < end; i++) {
-      rng.reset(mix(s.hash, tl.tradingDays[i]!));
-      const volMult = (REGIME_VOL[f.regime[i]!]! / REGIME_VOL[CHOP]!) * s.step(rng);
-      const factor = p.beta * f.market[i]! + (sector ? p.load * sector[i]! : 0);
-      const eps = rng.student();
-      const jump = p.jumpP > 0 && rng.uniform() < p.jumpP ? JUMP_SD * rng.student() : 0;
-      const r = factor + s.drift + p.idio * volMult * eps + jump + pullOf(s);
-      const gap = p.gapFraction * factor + GAP_NOISE * p.idio * rng.normal() + jump;
-      pushBar(s, rng, r, gap, p.dayVol * volMult);
-    }
-    return end;
+    return out;
   }
 }
