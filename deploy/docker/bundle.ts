@@ -4,8 +4,8 @@
 // repo has no compile step; in development tsx transpiles them with esbuild at load time. The
 // image runs plain `node` with production dependencies only, so the same esbuild transform runs
 // here once, ahead of time: the service and the @board/* packages it imports become one ESM file
-// (plus a chunk per dynamically imported part, loaded when first asked for), every third-party
-// package stays an import that npm installs in the image.
+// (plus a chunk per dynamically imported part, loaded when first asked for), and so do the npm
+// packages it uses, but for a few that must stay installed (INSTALLED_PACKAGES).
 //
 // Layout (mirrors the repo, so every `new URL("../x", import.meta.url)` in the sources still
 // points where it does in development):
@@ -33,15 +33,43 @@ export interface ServiceBundle {
   readonly metafile: Metafile;
 }
 
-const WORKSPACE_SCOPE = "@board/";
+/**
+ * The npm packages a bundle imports from node_modules instead of carrying: those that find their
+ * own files beside their modules at run time (PGlite's WebAssembly and data, pino's transport
+ * workers). Every other package is bundled in, for memory: an ESM package's index loads every
+ * module it re-exports whatever is used (viem's ~1,250, every chain definition among them), and
+ * esbuild keeps only what is called (payments' heap at rest 54 -> 40 MB, RSS 148 -> 110 MB).
+ * A package is bundled once, from where Node would resolve it, so no package exists twice.
+ * test/deploy/bundle.test.ts checks that none of these depends on a package that is bundled in.
+ */
+export const INSTALLED_PACKAGES: readonly string[] = [
+  "@electric-sql/pglite",
+  "pino",
+  "pino-pretty",
+  "thread-stream",
+  // What pino and pino-pretty share with bundled code (pg's split2; once), kept to one copy.
+  "split2",
+  "once",
+  "wrappy",
+];
 
-/** Bundle the workspace's TypeScript; leave node: builtins and npm packages as imports. */
+/**
+ * Optional packages that bundled code asks for only inside a try or a lazy import() and does without
+ * when absent (pg's native client; siwe's ethers adapter): left as imports, and not installed.
+ */
+export const ABSENT_OPTIONAL_PACKAGES: readonly string[] = ["pg-native", "ethers"];
+
+/** The package a bare import names: "viem/accounts" -> "viem", "@x402/evm/exact" -> "@x402/evm". */
+export const packageNameOf = (specifier: string): string => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
+
+/** Bundle everything but INSTALLED_PACKAGES and ABSENT_OPTIONAL_PACKAGES (and Node's built-ins, external by esbuild's platform). */
 const installedPackagesStayExternal: Plugin = {
   name: "installed-packages-stay-external",
   setup(b) {
-    b.onResolve({ filter: /^[^./]/ }, (args) =>
-      args.path.startsWith(WORKSPACE_SCOPE) || path.isAbsolute(args.path) ? undefined : { path: args.path, external: true },
-    );
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      const name = packageNameOf(args.path);
+      return INSTALLED_PACKAGES.includes(name) || ABSENT_OPTIONAL_PACKAGES.includes(name) ? { path: args.path, external: true } : undefined;
+    });
   },
 };
 
@@ -82,6 +110,8 @@ export async function bundleService(service: string, outRoot: string, root = rep
     sourcemap: true,
     metafile: true,
     logLevel: "warning",
+    // CommonJS packages bundled into ESM call require() for Node's built-ins: give them one.
+    banner: { js: 'import { createRequire as __bundleCreateRequire } from "node:module"; const require = __bundleCreateRequire(import.meta.url);' },
     plugins: [installedPackagesStayExternal],
   });
   const assets: string[] = [];

@@ -2,8 +2,9 @@ import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSyn
 import { builtinModules } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { bundleService, listServices, type ServiceBundle } from "../../deploy/docker/bundle.js";
+import { ABSENT_OPTIONAL_PACKAGES, bundleService, INSTALLED_PACKAGES, listServices, packageNameOf, type ServiceBundle } from "../../deploy/docker/bundle.js";
 import { toolEnv } from "./env.js";
 import { productionInstall, resolveInLock } from "./lockfile.js";
 import { DATABASE_SERVICES, parseEnvFile, root, run, SERVICES, type ServiceName } from "./tools.js";
@@ -15,7 +16,9 @@ const workspaces = new Map<string, string>();
 for (const dir of ["proto", ...["packages", "services"].flatMap((d) => readdirSync(path.join(root, d)).map((x) => `${d}/${x}`))])
   if (existsSync(path.join(root, dir, "package.json"))) workspaces.set(readManifest(dir).name, dir);
 
-const packageName = (specifier: string) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
+/** The lockfile location of the installed package a bundled input file came from: "node_modules/viem/_esm/x.js" -> "node_modules/viem". */
+const packageLocationOf = (file: string) => /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(file)?.[1];
+const packageAt = (location: string) => packageNameOf(location.slice(location.lastIndexOf("node_modules/") + "node_modules/".length));
 const isBuiltin = (specifier: string) => specifier.startsWith("node:") || builtinModules.includes(specifier.split("/")[0] ?? "");
 
 let out: string;
@@ -74,15 +77,27 @@ describe.each(SERVICES)("%s image bundle", (service) => {
     const installed = productionInstall(location);
     const problems: string[] = [];
     for (const [file, input] of Object.entries(b.metafile.inputs)) {
-      const owner = [...workspaces.values()].filter((ws) => file.startsWith(`${ws}/`)).sort((a, c) => c.length - a.length)[0];
+      // A file of an npm package bundled in belongs to that package's copy in node_modules.
+      const owner = file.startsWith("node_modules/")
+        ? packageLocationOf(file)
+        : [...workspaces.values()].filter((ws) => file.startsWith(`${ws}/`)).sort((a, c) => c.length - a.length)[0];
       if (!owner) {
         problems.push(`${file}: outside every workspace`);
         continue;
       }
-      if (!installed.has(owner)) problems.push(`${file}: ${owner} is not part of the production install of ${location}`);
+      const bundledPackage = owner.includes("node_modules/");
+      if (bundledPackage && INSTALLED_PACKAGES.includes(packageAt(owner))) problems.push(`${file}: ${packageAt(owner)} is bundled in but meant to stay installed`);
+      // An npm package is bundled from the build stage's full install, where development finds it.
+      if (!bundledPackage && !installed.has(owner)) problems.push(`${file}: ${owner} is not part of the production install of ${location}`);
       for (const imp of input.imports) {
-        if (!imp.external || isBuiltin(imp.path)) continue;
-        const name = packageName(imp.path);
+        // <runtime> is esbuild's own helper code, not a package.
+        if (!imp.external || isBuiltin(imp.path) || imp.path === "<runtime>") continue;
+        const name = packageNameOf(imp.path);
+        if (ABSENT_OPTIONAL_PACKAGES.includes(name)) {
+          if (imp.kind !== "require-call" && imp.kind !== "dynamic-import") problems.push(`${file} imports the optional ${name} unconditionally (${imp.kind})`);
+          if (resolveInLock(location, name)) problems.push(`${name} is installed now: take it off ABSENT_OPTIONAL_PACKAGES`);
+          continue;
+        }
         // The bundle sits in services/<name>/dist: Node looks for packages from there, not from the source's folder.
         const fromBundle = resolveInLock(location, name);
         if (!fromBundle || !installed.has(fromBundle)) problems.push(`${file} imports ${name}, which the production install of ${location} lacks`);
@@ -90,6 +105,40 @@ describe.each(SERVICES)("%s image bundle", (service) => {
       }
     }
     expect(problems).toEqual([]);
+  });
+
+  // A package bundled in beside an installed copy of itself would be two modules with two sets of
+  // classes (and instanceof would tell them apart): no installed package a bundle imports may
+  // depend on a package the bundle carries.
+  test("imports no installed package that would load a second copy of a package bundled in", () => {
+    const b = bundleOf(service);
+    const location = `services/${service}`;
+    const carried = new Set(Object.keys(b.metafile.inputs).flatMap((f) => packageLocationOf(f) ?? []));
+    const external = new Set(
+      Object.values(b.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.external && !isBuiltin(i.path)).map((i) => packageNameOf(i.path))),
+    );
+    const outside = [...external].filter((name) => !INSTALLED_PACKAGES.includes(name) && !ABSENT_OPTIONAL_PACKAGES.includes(name));
+    expect(outside, "external imports outside INSTALLED_PACKAGES and ABSENT_OPTIONAL_PACKAGES").toEqual([]);
+    const problems: string[] = [];
+    for (const name of [...external].filter((n) => INSTALLED_PACKAGES.includes(n))) {
+      const at = resolveInLock(location, name);
+      if (!at) problems.push(`${name} is not installed for ${location}`);
+      for (const dep of at ? productionInstall(at) : []) if (carried.has(dep)) problems.push(`${name} loads ${dep}, which the bundle carries too`);
+    }
+    expect(problems).toEqual([]);
+  });
+
+  // Chunks load when first asked for (a payment rail's SDK only where that rail is configured):
+  // each must load under plain node too, not only the ones a start-up reaches.
+  test("every chunk loads under plain node", () => {
+    const dist = path.dirname(bundleOf(service).mainFile);
+    const chunks = readdirSync(dist).filter((f) => f.endsWith(".js") && f !== "main.js");
+    const urls = chunks.map((f) => pathToFileURL(path.join(dist, f)).href);
+    const script = `for (const u of ${JSON.stringify(urls)}) { try { await import(u) } catch (e) { console.log(u + ": " + e.message) } }`;
+    const res = run(process.execPath, ["--input-type=module", "-e", script], { cwd: dist, env: toolEnv });
+    expect(res.stderr).toBe("");
+    expect(res.stdout).toBe("");
+    expect(res.status).toBe(0);
   });
 
   test("loads under plain node and stops on a bad configuration with exit code 2", () => {
