@@ -3,7 +3,7 @@
 #   docker build --build-arg SERVICE=gateway -t board/gateway .
 # SERVICE is a folder under services/ (gateway, board, identity, metering, payments, scanner-ingest).
 # The image runs `node` on an esbuild bundle of the service (deploy/docker/bundle.ts) with the
-# service's production dependencies only: no tsx, no TypeScript, no dev dependencies, no secrets.
+# few npm packages it does not carry: no tsx, no TypeScript, no dev dependencies, no secrets.
 
 # Node 26, the active LTS line (since 2026-10-28), on Debian 13 slim, pinned by digest (multi-arch
 # index). Update tag and digest together. The bundle targets node20 syntax (the tests run on 20).
@@ -31,11 +31,13 @@ RUN --mount=type=secret,id=build_ca \
 COPY . .
 ARG SERVICE
 RUN test -n "${SERVICE}" || { echo "build with --build-arg SERVICE=<name of a folder under services/>" >&2; exit 1; }
-RUN node_modules/.bin/tsx deploy/docker/bundle.ts "${SERVICE}" /out
+RUN node_modules/.bin/tsx deploy/docker/bundle.ts "${SERVICE}" /out \
+ && node_modules/.bin/tsx deploy/docker/unused-installs.ts "${SERVICE}" > /unused-installs.txt
 
 # Production dependencies of this service's workspace (and the @board/* packages it uses) only,
-# without the type declarations and source maps they ship (nothing loads them at run time; about
-# a third of viem and @solana).
+# without the type declarations and source maps they ship (nothing loads them at run time), and
+# then without the packages the bundle carries: node_modules keeps only the few it loads from
+# there (INSTALLED_PACKAGES in deploy/docker/bundle.ts).
 FROM ${NODE_IMAGE} AS deps
 ARG TARGETARCH
 # secp256k1 (payments) ships a prebuilt addon for linux/amd64 only; elsewhere it is compiled
@@ -55,6 +57,9 @@ RUN --mount=type=secret,id=build_ca \
     fi \
  && npm cache clean --force \
  && find node_modules -type f \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.map' \) -delete
+# After the install, so a source change leaves the install's layer cached.
+COPY --from=build /unused-installs.txt /tmp/unused-installs.txt
+RUN xargs -r rm -rf < /tmp/unused-installs.txt && rm /tmp/unused-installs.txt
 
 FROM ${NODE_IMAGE} AS runtime
 ARG SERVICE

@@ -36,7 +36,7 @@ export interface ServiceBundle {
 /**
  * The npm packages a bundle imports from node_modules instead of carrying: those that find their
  * own files beside their modules at run time (PGlite's WebAssembly and data, pino's transport
- * workers). Every other package is bundled in, for memory: an ESM package's index loads every
+ * workers, native addons). The image keeps only these in node_modules (deploy/docker/unused-installs.ts). Every other package is bundled in, for memory: an ESM package's index loads every
  * module it re-exports whatever is used (viem's ~1,250, every chain definition among them), and
  * esbuild keeps only what is called (payments' heap at rest 54 -> 40 MB, RSS 148 -> 110 MB).
  * A package is bundled once, from where Node would resolve it, so no package exists twice.
@@ -44,6 +44,8 @@ export interface ServiceBundle {
  */
 export const INSTALLED_PACKAGES: readonly string[] = [
   "@electric-sql/pglite",
+  // A native addon: payments loads it with require() at run time (rails/native-ecdsa.ts).
+  "secp256k1",
   "pino",
   "pino-pretty",
   "thread-stream",

@@ -6,7 +6,8 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ABSENT_OPTIONAL_PACKAGES, bundleService, INSTALLED_PACKAGES, listServices, packageNameOf, type ServiceBundle } from "../../deploy/docker/bundle.js";
 import { toolEnv } from "./env.js";
-import { productionInstall, resolveInLock } from "./lockfile.js";
+import { productionInstall, resolveInLock } from "../../deploy/docker/lockfile.js";
+import { unusedInstalls } from "../../deploy/docker/unused-installs.js";
 import { DATABASE_SERVICES, parseEnvFile, root, run, SERVICES, type ServiceName } from "./tools.js";
 
 const readManifest = (dir: string) => JSON.parse(readFileSync(path.join(root, dir, "package.json"), "utf8")) as { name: string };
@@ -126,6 +127,25 @@ describe.each(SERVICES)("%s image bundle", (service) => {
       for (const dep of at ? productionInstall(at) : []) if (carried.has(dep)) problems.push(`${name} loads ${dep}, which the bundle carries too`);
     }
     expect(problems).toEqual([]);
+  });
+
+  // The image deletes from its production install what unused-installs lists (the Dockerfile).
+  test("the image's pruned node_modules keeps every package the bundle imports, and drops the ones it carries", () => {
+    const b = bundleOf(service);
+    const location = `services/${service}`;
+    const unused = new Set(unusedInstalls(service));
+    const imported = new Set(
+      Object.values(b.metafile.outputs).flatMap((o) => o.imports.filter((i) => i.external && !isBuiltin(i.path)).map((i) => packageNameOf(i.path))),
+    );
+    for (const name of [...imported].filter((n) => INSTALLED_PACKAGES.includes(n))) {
+      const at = resolveInLock(location, name)!;
+      for (const dep of productionInstall(at)) expect(unused.has(dep), `${name} needs ${dep}`).toBe(false);
+    }
+    // What the bundle carries goes, unless a package left installed needs it too.
+    const installed = productionInstall(location);
+    const needed = new Set(INSTALLED_PACKAGES.flatMap((n) => resolveInLock(location, n) ?? []).filter((at) => installed.has(at)).flatMap((at) => [...productionInstall(at)]));
+    const carried = new Set(Object.keys(b.metafile.inputs).flatMap((f) => packageLocationOf(f) ?? []));
+    for (const l of carried) if (installed.has(l) && !needed.has(l)) expect(unused.has(l), `${l} is carried by the bundle`).toBe(true);
   });
 
   // Chunks load when first asked for (a payment rail's SDK only where that rail is configured):

@@ -62,10 +62,15 @@ describe("Dockerfile", () => {
     expect(dockerfile.stages.map((s) => s.instructions[0]?.args.split(/\s+/)[0])).toEqual(dockerfile.stages.map(() => "${NODE_IMAGE}"));
   });
 
-  test("the build stage bundles the service; the deps stage installs production dependencies only", () => {
+  test("the build stage bundles the service; the deps stage installs production dependencies only, then drops what the bundle carries", () => {
     expect(runs(stage("build")).some((r) => /deploy\/docker\/bundle\.ts "\$\{SERVICE\}"/.test(r))).toBe(true);
-    const install = runs(stage("deps")).find((r) => r.includes("npm ci"));
-    expect(install).toMatch(/npm ci --omit=dev --workspace "services\/\$\{SERVICE\}"/);
+    expect(runs(stage("build")).some((r) => /deploy\/docker\/unused-installs\.ts "\$\{SERVICE\}" > \/unused-installs\.txt/.test(r))).toBe(true);
+    const deps = runs(stage("deps"));
+    const install = deps.findIndex((r) => r.includes("npm ci"));
+    expect(deps[install]).toMatch(/npm ci --omit=dev --workspace "services\/\$\{SERVICE\}"/);
+    const prune = deps.findIndex((r) => r.includes("xargs -r rm -rf < /tmp/unused-installs.txt"));
+    expect(prune, "the prune runs after the install").toBeGreaterThan(install);
+    expect(stage("deps").instructions.some((i) => i.cmd === "COPY" && i.args === "--from=build /unused-installs.txt /tmp/unused-installs.txt")).toBe(true);
   });
 
   test("the final stage: bundle and production node_modules only, non-root, a health check, no package manager", () => {

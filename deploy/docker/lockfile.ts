@@ -1,6 +1,10 @@
+// What npm installs, read from package-lock.json: where Node finds a package from a folder, and
+// which locations a workspace's production install holds.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { root } from "./tools.js";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
 
 interface LockEntry {
   link?: boolean;
