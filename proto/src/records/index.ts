@@ -14,3 +14,4 @@ export * from "./read-views.js";
 export * from "./live.js";
 export * from "./proof-views.js";
 export * from "./view-schemas.js";
+export * from "./history.js";

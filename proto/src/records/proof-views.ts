@@ -3,7 +3,7 @@ import { IsoDate, IsoDateTime, PRODUCT } from "./common.js";
 import { BoardContent } from "./board.js";
 import { FreshnessBlock } from "./freshness.js";
 
-const Hex64 = z.string().regex(/^[0-9a-f]{64}$/);
+export const Hex64 = z.string().regex(/^[0-9a-f]{64}$/);
 
 export const Commitment = z.object({
   seq: z.number().int().min(1),

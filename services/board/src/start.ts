@@ -30,7 +30,7 @@ export async function startBoard(env: BoardEnv, opts: { now?: () => Date } = {})
     database: { migrationsFolder: fileURLToPath(new URL("../drizzle", import.meta.url)), schema },
   });
   try {
-    const store = new SnapshotStore(rt.database!.db, now);
+    const store = new SnapshotStore(rt.database!.db, now, { sessions: env.HISTORY_RETENTION_SESSIONS, changeSessions: env.CHANGES_RETENTION_SESSIONS });
     const publications = new Publications(store, rt.log);
     const publication = () => publications.current();
     const republish = () => publications.republish();

@@ -6,6 +6,7 @@ import { asc, count, desc, eq, lt, max, sql } from "drizzle-orm";
 import { commitments, dailyMarks, snapshots } from "./db/schema.js";
 import { appendCommitment } from "./proof/chain.js";
 import { marksOf, type DailyMarks } from "./proof/marks.js";
+import { recordHistory, type HistoryRetention } from "./history/record.js";
 
 export interface StoredSnapshot {
   hash: string;
@@ -22,12 +23,14 @@ export class SnapshotStore {
   constructor(
     private readonly db: Database<typeof schema>,
     private readonly now: () => Date = () => new Date(),
+    private readonly retention: HistoryRetention = { sessions: 500, changeSessions: 10 },
   ) {}
 
   /**
-   * Stores a snapshot once, commits it to the proof chain and records its day's marks, in
-   * one transaction: a board is never served without its commitment. A redelivered
-   * snapshot changes nothing. True when it was new.
+   * Stores a snapshot once, commits it to the proof chain and records its day's marks and its
+   * history (history/record.ts), in one transaction: a board is never served without its
+   * commitment, nor committed without its history. A redelivered snapshot changes nothing.
+   * True when it was new.
    */
   async save(snapshot: Snapshot, body: string, hash: string, streamSeq: number | null): Promise<boolean> {
     return this.db.transaction(async (tx) => {
@@ -45,7 +48,7 @@ export class SnapshotStore {
         .returning({ id: snapshots.id });
       if (rows.length === 0) return false;
       const committedAt = this.now();
-      await appendCommitment(tx, hash, snapshot.board, committedAt);
+      const commit = await appendCommitment(tx, hash, snapshot.board, committedAt);
       const computedAt = new Date(snapshot.board.computed_at);
       // A day's marks are its latest board; an older board arriving late does not replace them.
       await tx
@@ -56,6 +59,7 @@ export class SnapshotStore {
           set: { snapshotHash: hash, computedAt, committedAt, marks: marksOf(snapshot.board) },
           setWhere: sql`${dailyMarks.computedAt} < ${computedAt}`,
         });
+      if (commit) await recordHistory(tx, { ...commit, snapshotHash: hash }, snapshot.board, this.retention);
       return true;
     });
   }
