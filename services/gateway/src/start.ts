@@ -4,6 +4,7 @@ import pkg from "../package.json" with { type: "json" };
 import { ResolvedPrincipals } from "./access/resolved-principals.js";
 import { servedReadsRecorder } from "./access/served-reads.js";
 import { createServer } from "./app.js";
+import { serverStopper } from "./http/stop-server.js";
 import { ViewTemplates } from "./http/view-templates.js";
 import type { GatewayEnv } from "./env.js";
 
@@ -36,6 +37,7 @@ export async function startGateway(env: GatewayEnv, opts: GatewayOptions = {}): 
     telemetry: { tracer: rt.telemetry.tracer, metrics: rt.metrics },
   });
   server.keepAliveTimeout = 65_000;
+  const stopServer = serverStopper(server);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -45,7 +47,7 @@ export async function startGateway(env: GatewayEnv, opts: GatewayOptions = {}): 
     await rt.stop();
     throw err;
   }
-  rt.lifecycle.onStop("http", () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeIdleConnections(); }));
+  rt.lifecycle.onStop("http", stopServer);
   await rt.serve([]);
   const port = (server.address() as AddressInfo).port;
   rt.log.info({ port }, "gateway listening");
