@@ -1,4 +1,5 @@
 import { boardRead, SNAPSHOT_STREAM, SNAPSHOT_SUBJECT } from "./board.js";
+import { BOARD_PUBLISHED_SUBJECT } from "./board-events.js";
 import { SERVICE_NAMES, type BusEndpoint, type ServiceName } from "./endpoint.js";
 import { pingEndpoint } from "./ping.js";
 import {
@@ -117,7 +118,7 @@ export const BUS_GRANTS: Readonly<Record<BusPrincipal, BusGrant>> = {
   },
   board: {
     calls: [meteringReadsServed, paymentsStatus],
-    publishes: [],
+    publishes: [BOARD_PUBLISHED_SUBJECT],
     subscribes: [SETTLEMENT_EVENT_SUBJECT, READS_SERVED_EVENT_SUBJECT, PAYMENT_RAILS_EVENT_SUBJECT],
     streams: [{ stream: SNAPSHOT_STREAM, manage: true, consume: true }],
     serves: true,

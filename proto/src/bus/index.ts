@@ -1,6 +1,7 @@
 export * from "./endpoint.js";
 export * from "./ping.js";
 export * from "./board.js";
+export * from "./board-events.js";
 export * from "./catalogue.js";
 export * from "./payments.js";
 export * from "./identity.js";

@@ -20,14 +20,15 @@ export class Publications {
     return this.live;
   }
 
-  /** Renders the newest stored snapshot (and its delayed companion) unless it is already live. */
-  async republish(): Promise<void> {
+  /** Renders the newest stored snapshot (and its delayed companion) unless it is already live; the publication that went live, if one did. */
+  async republish(): Promise<Publication | null> {
     const latest = await this.store.latest();
-    if (!latest || this.live?.snapshotHash === latest.hash) return;
+    if (!latest || this.live?.snapshotHash === latest.hash) return null;
     const pub = await this.render(latest);
     this.live = pub;
     this.keep(pub);
     this.log.info({ asof: latest.board.asof_daily, computed_at: latest.board.computed_at }, "publication live");
+    return pub;
   }
 
   /** The publication of a stored snapshot: live, kept, or rendered again from the store (after a restart). */

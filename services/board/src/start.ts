@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import { boardRead } from "@board/proto";
 import { bindBytes, ensureSnapshotStream, startRuntime, type Runtime } from "@board/service-kit";
 import pkg from "../package.json" with { type: "json" };
+import { announcePublication } from "./announce.js";
 import { consumeSnapshots } from "./consumer.js";
 import * as schema from "./db/schema.js";
 import type { BoardEnv } from "./env.js";
@@ -33,7 +34,11 @@ export async function startBoard(env: BoardEnv, opts: { now?: () => Date } = {})
     const store = new SnapshotStore(rt.database!.db, now, { sessions: env.HISTORY_RETENTION_SESSIONS, changeSessions: env.CHANGES_RETENTION_SESSIONS });
     const publications = new Publications(store, rt.log);
     const publication = () => publications.current();
-    const republish = () => publications.republish();
+    const announced = { nc: rt.bus.nc, log: rt.log, now, refreshMinutes: env.REFRESH_MINUTES };
+    const republish = async () => {
+      const live = await publications.republish();
+      if (live) announcePublication(announced, live);
+    };
 
     gaugeSnapshotAge(rt.metrics, publication, now);
     await ensureSnapshotStream(rt.bus.nc);
