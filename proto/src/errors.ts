@@ -49,6 +49,9 @@ export const ErrorCode = z.enum([
   "credential_required",
   "daily_cap_reached",
   "burst_limited",
+  // The push feed (/api/board/events): concurrent streams per client address, and per gateway replica.
+  "too_many_streams",
+  "streams_at_capacity",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
@@ -97,6 +100,8 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   credential_required: 401,
   daily_cap_reached: 429,
   burst_limited: 429,
+  too_many_streams: 429,
+  streams_at_capacity: 503,
 };
 
 /** The one error body shape of the whole API (x402, RFC 6749 and MPP bodies excepted). */

@@ -3,9 +3,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { BUS_PRINCIPALS, identityLicenseIssue, identityLicenseList, inboxPrefixOf, pingEndpoint, SERVICE_NAMES, type BusPrincipal } from "@board/proto";
+import { BOARD_EVENTS_PATH, BoardPublishedEvent, BUS_PRINCIPALS, identityLicenseIssue, identityLicenseList, inboxPrefixOf, pingEndpoint, SERVICE_NAMES, type BusPrincipal } from "@board/proto";
 import { request, renderAuthorization } from "@board/service-kit";
-import { freePort } from "@board/service-kit/testing";
+import { fixtureSnapshot, freePort } from "@board/service-kit/testing";
 import { startEvmChain, type EvmChain } from "@board/test-chains/evm";
 import { x402Client } from "@x402/core/client";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
@@ -171,6 +171,31 @@ describe("the bus with authorization on (nkeys, permissions from proto's BUS_GRA
     expect(licensed.status).toBe(200);
     const status = (await (await fetch(`${stack.base}/api/board/status`)).json()) as Record<string, unknown>;
     expect(status).toMatchObject({ payments: expect.anything() });
+  });
+
+  it("a board's publication reaches the gateway's event stream: the board may announce it, the gateway may follow it", async () => {
+    const res = await fetch(`${stack.base}${BOARD_EVENTS_PATH}`);
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    let text = "";
+    const events = () => text.split("\n\n").filter((b) => b.includes("data: ")).map((b) => BoardPublishedEvent.parse(JSON.parse(b.slice(b.indexOf("data: ") + 6))));
+    const readUntil = async (n: number) => {
+      while (events().length < n) {
+        const { done, value } = await reader.read();
+        if (done) throw new Error(`the stream ended after: ${text}`);
+        text += new TextDecoder().decode(value);
+      }
+    };
+    // The current board first (the gateway asked the board for it), then the one published now.
+    await readUntil(1);
+    // A minute after the live board (the scanner's, by now), so it goes live.
+    const computedAt = new Date(Date.parse(events()[0]!.computed_at) + 60_000).toISOString();
+    await stack.publish(fixtureSnapshot({ asofDaily: events()[0]!.asof_daily, computedAt, seed: 9, intraday: true }));
+    await readUntil(2);
+    await reader.cancel();
+    const [current, published] = events();
+    expect(published!.seq).toBeGreaterThan(current!.seq);
+    expect(Date.parse(published!.computed_at)).toBe(Date.parse(computedAt));
   });
 
   it("no service met a permission violation while serving: the server logged only this file's deliberate attempts", () => {

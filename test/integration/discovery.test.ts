@@ -4,7 +4,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { MCP_TOOLS, PAID_ROUTES, ROUTES } from "@board/proto";
+import { BOARD_EVENTS_PATH, MCP_TOOLS, PAID_ROUTES, ROUTES } from "@board/proto";
 import { startEvmChain, type EvmChain } from "@board/test-chains/evm";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -130,7 +130,9 @@ describe("GET /openapi.json", () => {
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const method of Object.keys(item)) {
         const res = await fetch(`${stack.base}${path}`, { method: method.toUpperCase(), ...(method === "post" ? { headers: { "content-type": "application/json" }, body: "{}" } : {}) });
-        await res.arrayBuffer();
+        // An event stream stays open: its answer is the status and headers; the body is read below.
+        if (res.headers.get("content-type")?.startsWith("text/event-stream")) await res.body?.cancel();
+        else await res.arrayBuffer();
         expect([404, 405], `${method} ${path} -> ${res.status}`).not.toContain(res.status);
         if (method === "get") {
           const head = await fetch(`${stack.base}${path}`, { method: "HEAD" });
@@ -175,6 +177,25 @@ describe("served bodies match their documented schemas", () => {
     }
     const preview = await fetch(`${stack.base}/api/board/agent?preview=1`);
     expect(conforms("/api/board/agent", "200", await preview.json())).toEqual([]);
+  });
+
+  it("the event stream: each event's fields, its data a published board", async () => {
+    const res = await fetch(`${stack.base}${BOARD_EVENTS_PATH}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const reader = res.body!.getReader();
+    let text = "";
+    while (!/\ndata: .*\n\n/.test(text)) {
+      const { done, value } = await reader.read();
+      if (done) throw new Error(`the stream ended after: ${text}`);
+      text += new TextDecoder().decode(value);
+    }
+    await reader.cancel();
+    const block = text.split("\n\n").find((b) => b.includes("data: "))!;
+    const fields = Object.fromEntries(block.split("\n").map((line) => [line.slice(0, line.indexOf(": ")), line.slice(line.indexOf(": ") + 2)]));
+    const event = { id: fields["id"], data: JSON.parse(fields["data"]!) as unknown };
+    expect(conforms(BOARD_EVENTS_PATH, "200", event, "text/event-stream")).toEqual([]);
+    expect(conforms(BOARD_EVENTS_PATH, "200", { ...event, data: { ...(event.data as object), surprise: 1 } }, "text/event-stream").length).toBeGreaterThan(0);
   });
 
   it("a free-tier read, with its tier block", async () => {

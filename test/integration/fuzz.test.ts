@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { ErrorBody, identityLicenseIssue, OAuthErrorCode, PAID_ROUTES, ROUTES, SectorLabel, type ErrorCode, type LicenseIssueReply, type Route } from "@board/proto";
+import { BOARD_EVENTS_PATH, BoardPublishedEvent, ErrorBody, identityLicenseIssue, OAuthErrorCode, PAID_ROUTES, ROUTES, SectorLabel, type ErrorCode, type LicenseIssueReply, type Route } from "@board/proto";
 import { request } from "@board/service-kit";
 import { startEvmChain, type EvmChain } from "@board/test-chains/evm";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
@@ -130,8 +130,20 @@ interface Answer {
 
 async function send(r: FuzzRequest): Promise<Answer> {
   const url = `${vocab.base}${r.path}${r.query === null ? "" : `?${r.query}`}`;
-  const res = await fetch(url, { method: r.method, headers: r.headers, body: r.body, redirect: "manual", signal: AbortSignal.timeout(20_000) });
-  return { status: res.status, headers: res.headers, text: await res.text() };
+  const stop = new AbortController();
+  const res = await fetch(url, { method: r.method, headers: r.headers, body: r.body, redirect: "manual", signal: AbortSignal.any([stop.signal, AbortSignal.timeout(20_000)]) });
+  if (!res.headers.get("content-type")?.startsWith("text/event-stream")) return { status: res.status, headers: res.headers, text: await res.text() };
+  // An event stream never ends: read it up to its first event (or its end), then hang up.
+  let text = "";
+  const decoder = new TextDecoder();
+  const reader = res.body?.getReader();
+  while (reader && !/\ndata: .*\n\n/.test(text)) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  stop.abort();
+  return { status: res.status, headers: res.headers, text };
 }
 
 const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}... (${s.length} chars)` : s);
@@ -174,6 +186,7 @@ function verdict(r: FuzzRequest, a: Answer): string | null {
   if (r.method === "HEAD") return a.text === "" ? null : "a HEAD answer with a body";
   if (a.status === 204 || a.status === 304) return a.text === "" ? null : `a ${a.status} with a body`;
   const type = (a.headers.get("content-type") ?? "").toLowerCase();
+  if (type.startsWith("text/event-stream")) return eventStream(route, a);
   let body: unknown = undefined;
   if (/[/+]json\b/.test(type)) {
     try {
@@ -240,6 +253,24 @@ function paymentRequired(route: Route, a: Answer, type: string, body: unknown): 
   return typeof body["message"] === "string" ? null : "a 402 without message";
 }
 
+/** An event stream: only the feed's, a 200 opening with its retry delay, then events whose data is a published board (its id the board's seq). */
+function eventStream(route: Route, a: Answer): string | null {
+  if (route.path !== BOARD_EVENTS_PATH || a.status !== 200) return `an event stream from ${route.path} with ${a.status}`;
+  if (!/^retry: \d+\n\n/.test(a.text)) return "an event stream that does not open with its retry delay";
+  for (const block of a.text.split("\n\n").filter((b) => b.includes("data: "))) {
+    const [id, data] = block.split("\n");
+    let json: unknown = null;
+    try {
+      json = JSON.parse(data?.slice("data: ".length) ?? "null");
+    } catch {
+      return `event data that does not parse: ${cut(block, 200)}`;
+    }
+    const event = BoardPublishedEvent.safeParse(json);
+    if (!event.success || id !== `id: ${event.data.seq}`) return `an event that is not a published board under its seq: ${cut(block, 200)}`;
+  }
+  return null;
+}
+
 /** A 2xx of a paid or live route must say what it was served on: a tier, a settled payment, or the free variant. */
 function servedWithoutEntitlement(r: FuzzRequest, route: Route, a: Answer): string | null {
   if (route.kind !== "paid" && route.kind !== "live") return null;
@@ -288,7 +319,8 @@ describe("fuzzing every route, query parameter and credential header", () => {
             problem = `the request failed: ${String(err)}${err instanceof Error && err.cause ? ` (${String(err.cause)})` : ""}`;
           }
           if (answer) {
-            const key = `${ROUTE_BY_PATH.get(r.route)!.kind} ${answer.status}${reasonOf(answer)}`;
+            const stream = answer.headers.get("content-type")?.startsWith("text/event-stream") ? " (event stream)" : "";
+            const key = `${ROUTE_BY_PATH.get(r.route)!.kind} ${answer.status}${reasonOf(answer)}${stream}`;
             statuses.set(key, (statuses.get(key) ?? 0) + 1);
           }
           if (problem) {

@@ -95,7 +95,8 @@ export const BUS_GRANTS: Readonly<Record<BusPrincipal, BusGrant>> = {
     ],
     // Served reads go to metering's stream: a plain publish to its subject, acknowledged to the inbox.
     publishes: [SERVED_READ_SUBJECT],
-    subscribes: [],
+    // Each replica follows the board's publications and pushes them to its /api/board/events streams.
+    subscribes: [BOARD_PUBLISHED_SUBJECT],
     streams: [],
     serves: true,
   },

@@ -59,3 +59,9 @@ export function publishedEventOf(meta: BoardReadMeta, state: PublishedState): Bo
   };
 }
 
+/**
+ * The push feed's terms as a gateway runs them by default (its EVENTS_* variables), stated by
+ * the documents: open streams per client address and per gateway replica, the heartbeat, and
+ * the reconnection delay streams announce (`retry:`, plus up to 2 s of jitter).
+ */
+export const EVENT_STREAM_DEFAULTS = { perClient: 4, perReplica: 5000, heartbeatSeconds: 15, retryMs: 3000 } as const;

@@ -72,6 +72,9 @@ const other = (
   tiers: readonly Tier[] = EVERYONE,
 ): Route => ({ path, methods, kind, price: null, tiers, query: NONE, view: null, summary });
 
+/** The push feed of published boards (text/event-stream), answered by the gateway itself. */
+export const BOARD_EVENTS_PATH = "/api/board/events";
+
 /** Every path of SPEC.md section 4 plus the four reads of DECISIONS.md: the one source for routing, pricing and OpenAPI. */
 export const ROUTES: readonly Route[] = [
   {
@@ -109,6 +112,11 @@ export const ROUTES: readonly Route[] = [
   free("/api/board/signal-audit", "signal-audit", "Forward-return audit of past committed scores."),
   free("/api/board/proof", "proof", "Append-only sha256 pre-commitments of every published board."),
   free("/api/perf", "perf", "Engine versus benchmark performance, percentages only."),
+  free(
+    BOARD_EVENTS_PATH,
+    null,
+    "Server-Sent Events: one event per published board (its /api/board/state hashes, market_open, next_refresh_at), heartbeats; resume with Last-Event-ID.",
+  ),
 
   { ...other("/api/live/feed", "live", ["GET"], "Engine-grade live feed.", LIVE_TIERS), view: "live-feed" },
   { ...other("/api/live/rules", "live", ["GET"], "The published rules of engagement.", LIVE_TIERS), view: "live-rules" },

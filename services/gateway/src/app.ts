@@ -3,12 +3,11 @@ import express, { type NextFunction, type Request, type Response } from "express
 import { withCors } from "./http/cors.js";
 import { sendError } from "./http/errors.js";
 import { exactRoutes } from "./http/exact-routes.js";
-import type { ReadDeps } from "./http/read.js";
-import { handleRoute, mountRoutes } from "./http/routes.js";
+import { handleRoute, mountRoutes, type RouteDeps } from "./http/routes.js";
 import { httpTelemetry, requestTelemetry, type HttpTelemetryDeps } from "./http/telemetry.js";
 
 /** The HTTP edge, not yet listening. Express's own ETag is off: views carry their content hash from the board. */
-export function createServer(deps: ReadDeps & { trustProxyHops: number; telemetry: HttpTelemetryDeps }): http.Server {
+export function createServer(deps: RouteDeps & { trustProxyHops: number; telemetry: HttpTelemetryDeps }): http.Server {
   const app = express();
   app.set("etag", false);
   app.set("x-powered-by", false);

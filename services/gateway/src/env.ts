@@ -1,3 +1,4 @@
+import { EVENT_STREAM_DEFAULTS } from "@board/proto";
 import { baseEnv, parseEnv } from "@board/service-kit";
 import { z } from "zod";
 
@@ -10,6 +11,16 @@ export const GatewayEnv = baseEnv(9101).extend({
   TRUST_PROXY_HOPS: z.coerce.number().int().min(0).max(10).default(0),
   /** Where clients reach the service: the OAuth issuer and resource, and the 401 challenges' metadata links. */
   PUBLIC_BASE_URL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).default("http://localhost:8080"),
+  /** /api/board/events: open streams one client address may hold on this replica. */
+  EVENTS_MAX_STREAMS_PER_CLIENT: z.coerce.number().int().min(1).max(100_000).default(EVENT_STREAM_DEFAULTS.perClient),
+  /** /api/board/events: open streams this replica holds at most (each idle one costs some kilobytes; see docs/decisions.md). */
+  EVENTS_MAX_STREAMS: z.coerce.number().int().min(1).max(1_000_000).default(EVENT_STREAM_DEFAULTS.perReplica),
+  /** Seconds between heartbeats (SSE comments) on every stream: under the proxies' read timeouts. */
+  EVENTS_HEARTBEAT_SECONDS: z.coerce.number().int().min(1).max(300).default(EVENT_STREAM_DEFAULTS.heartbeatSeconds),
+  /** A stream whose client does not read is dropped once the gateway holds this many bytes for it... */
+  EVENTS_SLOW_CLIENT_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(64 * 1024),
+  /** ...or once a write has waited this long to drain. */
+  EVENTS_SLOW_CLIENT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
 });
 export type GatewayEnv = z.infer<typeof GatewayEnv>;
 

@@ -4,6 +4,7 @@ import pkg from "../package.json" with { type: "json" };
 import { ResolvedPrincipals } from "./access/resolved-principals.js";
 import { servedReadsRecorder } from "./access/served-reads.js";
 import { createServer } from "./app.js";
+import { startBoardEvents } from "./events/index.js";
 import { serverStopper } from "./http/stop-server.js";
 import { ViewTemplates } from "./http/view-templates.js";
 import type { GatewayEnv } from "./env.js";
@@ -25,6 +26,7 @@ export async function startGateway(env: GatewayEnv, opts: GatewayOptions = {}): 
   const served = servedReadsRecorder(rt.bus.nc, rt.log);
   // Stops after the HTTP server (registered later, stopped first) and before the bus drains.
   rt.lifecycle.onStop("served reads", () => served.flush());
+  const events = startBoardEvents({ nc: rt.bus.nc, log: rt.log, metrics: rt.metrics, env });
   const server = createServer({
     nc: rt.bus.nc,
     timeoutMs: env.BUS_TIMEOUT_MS,
@@ -35,6 +37,7 @@ export async function startGateway(env: GatewayEnv, opts: GatewayOptions = {}): 
     views: new ViewTemplates(),
     principals: new ResolvedPrincipals(opts.now),
     telemetry: { tracer: rt.telemetry.tracer, metrics: rt.metrics },
+    events: events.streams,
   });
   server.keepAliveTimeout = 65_000;
   const stopServer = serverStopper(server);
@@ -48,6 +51,8 @@ export async function startGateway(env: GatewayEnv, opts: GatewayOptions = {}): 
     throw err;
   }
   rt.lifecycle.onStop("http", stopServer);
+  // Stops first: the server's close waits for every connection, and an event stream never ends by itself.
+  rt.lifecycle.onStop("event streams", () => events.stop());
   await rt.serve([]);
   const port = (server.address() as AddressInfo).port;
   rt.log.info({ port }, "gateway listening");

@@ -1,5 +1,6 @@
 import {
   AccessToken,
+  BoardPublishedEvent,
   ErrorBody,
   FreeKeyReply,
   FreeKeyRequest,
@@ -69,6 +70,7 @@ export function schemaComponents(routes: readonly Route[]): Record<string, JsonS
   }
   const sent: [string, z.ZodType][] = [
     ["ErrorBody", ErrorBody],
+    ["BoardPublishedEvent", BoardPublishedEvent],
     ["PaymentRequiredBody", PaymentRequiredBody],
     ["X402PaymentRequired", X402PaymentRequired],
     ["MppProblem", MppProblem],

@@ -1,4 +1,4 @@
-import { CredentialRefusalCode, ERROR_STATUS, ErrorCode, type Route } from "@board/proto";
+import { BOARD_EVENTS_PATH, CredentialRefusalCode, ERROR_STATUS, ErrorCode, type Route } from "@board/proto";
 
 /** An error a route can answer with: its reason code and the status it rides on. */
 export interface Failure {
@@ -34,6 +34,8 @@ export function failuresOf(route: Route): Failure[] {
   const query = hasQuery(route) ? [at("invalid_query")] : [];
   switch (route.kind) {
     case "free":
+      // The event stream is the gateway's own: refused at its caps, never a board read that fails.
+      if (route.path === BOARD_EVENTS_PATH) return [at("too_many_streams"), at("burst_limited"), at("streams_at_capacity"), ...UPSTREAM, ...OURS];
       return [...query, at("burst_limited"), ...BOARD, ...OURS];
     case "paid": {
       const freeTier = route.tiers.includes("free_key") ? [at("daily_cap_reached")] : [];

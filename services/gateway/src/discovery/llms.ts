@@ -1,6 +1,7 @@
 import {
   ACCESS_TOKEN_SCOPE,
   ACCESS_TOKEN_SECONDS,
+  BOARD_EVENTS_PATH,
   FREE_DAILY_LIMIT,
   FREE_KEY_IDLE_DAYS,
   MCP_TOOLS,
@@ -19,6 +20,7 @@ import {
   BURST_TERMS,
   CORS_TERMS,
   CREDENTIALS,
+  EVENTS_TERMS,
   FREE_TIER_ROUTES,
   FREE_TIER_TERMS,
   HEAD_TERMS,
@@ -184,8 +186,10 @@ export function llmsTxt(base: URL): string {
       [
         link("Board state", at("/api/board/state"), "a content hash per read: poll it, buy only when the hash of the read you want changes"),
         link("Status", at("/api/board/status"), "data freshness, reads served, last settlement, payments mode and live rails"),
+        link("Board events", at(BOARD_EVENTS_PATH), "the same hashes pushed as each board is published (Server-Sent Events), instead of polling"),
         "",
         POLLING_TERMS,
+        EVENTS_TERMS,
         "The board refreshes about every 5 minutes in US market hours; outside them the last board is served until the morning board, published 90 minutes before each open, and next_refresh_at names whichever comes next (the morning board after the close). The crypto book is refreshed on US weekdays only.",
       ],
     ],

@@ -9,6 +9,7 @@ import {
   BURST_TERMS,
   CORS_TERMS,
   CREDENTIALS,
+  EVENTS_TERMS,
   FREE_TIER_TERMS,
   HEAD_TERMS,
   POLLING_TERMS,
@@ -158,6 +159,7 @@ function infoDescription(): string {
     FREE_TIER_TERMS,
     BURST_TERMS,
     POLLING_TERMS,
+    EVENTS_TERMS,
     HEAD_TERMS,
     CORS_TERMS,
     "Errors share one body, {error: {code, message, status, ...}} (schema ErrorBody), with stable snake_case reason codes; each operation lists the codes it can give per status. " +

@@ -1,4 +1,4 @@
-import { MAX_BATCH, type Route } from "@board/proto";
+import { BOARD_EVENTS_PATH, MAX_BATCH, type Route } from "@board/proto";
 import { z } from "zod";
 import { pascal } from "./refs.js";
 import { inlineSchema } from "./schemas.js";
@@ -14,7 +14,22 @@ const PARAMETER_NOTES: Record<string, string> = {
   chain: "The CAIP-2 chain it signs on: eip155:8453, solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp or algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73k.",
 };
 
-/** Query parameters, declared once each in components/parameters; routes refer to them. */
+/** Request headers a route reads as its parameters (the credential headers are security schemes instead). */
+const HEADER_PARAMETERS: Record<string, readonly Record<string, unknown>[]> = {
+  [BOARD_EVENTS_PATH]: [
+    {
+      name: "Last-Event-ID",
+      in: "header",
+      required: false,
+      description:
+        "The id of the last event the client received (EventSource sends it when it reconnects): the stream starts with the boards published since, " +
+        "or with the newest board alone when that id is older than the replica's ring. Absent or not a number: the newest board.",
+      schema: { type: "string", pattern: "^\\d+$" },
+    },
+  ],
+};
+
+/** Query parameters (and the headers a route reads), declared once each in components/parameters; routes refer to them. */
 export function parameterComponents(routes: readonly Route[]): { components: Record<string, unknown>; refs: Map<Route, string[]> } {
   const components: Record<string, unknown> = {};
   const byContent = new Map<string, string>();
@@ -40,6 +55,11 @@ export function parameterComponents(routes: readonly Route[]): { components: Rec
         components[key] = parameter;
         byContent.set(content, key);
       }
+      names.push(key);
+    }
+    for (const parameter of HEADER_PARAMETERS[route.path] ?? []) {
+      const key = String(parameter["name"]);
+      components[key] = parameter;
       names.push(key);
     }
     refs.set(route, names);

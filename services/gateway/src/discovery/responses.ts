@@ -1,6 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import type { RouteConfig, ZodRequestBody } from "@asteasolutions/zod-to-openapi";
-import { FRESHNESS_HEADERS, type ErrorCode, type Route } from "@board/proto";
+import { BOARD_EVENTS_PATH, EVENT_STREAM_DEFAULTS, FRESHNESS_HEADERS, type ErrorCode, type Route } from "@board/proto";
 import { CORS_EXPOSED_HEADERS } from "../http/cors.js";
 import { RESPONSE_HEADERS } from "../http/headers.js";
 import { authorizationServerMetadata, protectedResourceMetadata } from "../http/oauth.js";
@@ -86,6 +86,7 @@ function routeSuccessResponses(route: Route, method: Method, base: URL): Respons
   const bodySchema: JsonSchema = body ? ref("schemas", body.name) : { type: "object", description: "A live-tier read; its shape is published when the read is served." };
   switch (route.kind) {
     case "free":
+      if (route.path === BOARD_EVENTS_PATH) return eventStreamResponses(route);
       return {
         "200": { description: route.summary, headers: headers("ETag", "Cache-Control", ...FRESHNESS), content: json(bodySchema) },
         "304": { description: "Not modified: the If-None-Match ETag is current.", headers: headers("ETag", ...FRESHNESS) },
@@ -122,6 +123,33 @@ function routeSuccessResponses(route: Route, method: Method, base: URL): Respons
     case "auth":
       return authResponses(route, base);
   }
+}
+
+/** The push feed: one long-lived 200 whose body is Server-Sent Events, each event's data a BoardPublishedEvent. */
+function eventStreamResponses(route: Route): Responses {
+  return {
+    "200": {
+      description:
+        `${route.summary} The body is text/event-stream and stays open: first \`retry: <ms>\` (about ${EVENT_STREAM_DEFAULTS.retryMs / 1000} s, with jitter), ` +
+        "then the newest published board (or, with Last-Event-ID, those published since), then one event per board as it is published. " +
+        "Each event is `id: <seq>` (the board's commitment seq in /api/board/proof, monotonic) and `data: <BoardPublishedEvent as one line of JSON>`, of the default type (message). " +
+        `A comment line (\`:\`) every ${EVENT_STREAM_DEFAULTS.heartbeatSeconds} s keeps proxies from closing an idle stream. ` +
+        "A client that does not read is disconnected rather than buffered for; it resumes with Last-Event-ID. HEAD answers the headers only.",
+      headers: headers("Cache-Control", "X-Accel-Buffering"),
+      // Each event's fields, as SSE tooling reads a text/event-stream schema (OpenAPI 3.1 has no item schema for streams).
+      content: content({
+        "text/event-stream": {
+          type: "object",
+          description: "One event of the stream (comments and the retry field between events carry no data).",
+          properties: {
+            id: { type: "string", pattern: "^\\d+$", description: "The board's commitment seq: what Last-Event-ID sends back." },
+            data: { ...ref("schemas", "BoardPublishedEvent"), description: "One line of JSON." },
+          },
+          required: ["id", "data"],
+        },
+      }),
+    },
+  };
 }
 
 function discoveryResponses(route: Route, method: Method): Responses {

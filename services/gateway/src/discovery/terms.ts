@@ -2,7 +2,9 @@ import {
   ACCESS_TOKEN_SCOPE,
   ACCESS_TOKEN_SECONDS,
   API_VERSION,
+  BOARD_EVENTS_PATH,
   DEFAULT_BURST,
+  EVENT_STREAM_DEFAULTS,
   FREE_DAILY_LIMIT,
   FREE_KEY_IDLE_DAYS,
   MAX_BATCH,
@@ -75,6 +77,7 @@ export const LIMITS: readonly { readonly name: string; readonly value: string; r
     applies: "every read; 429 burst_limited with Retry-After",
   },
   { name: "Licensed reads", value: "no daily cap (the burst limit applies)", applies: "X-License-Key and bearer tokens" },
+  { name: "Event streams", value: `${EVENT_STREAM_DEFAULTS.perClient} open per client address, per server`, applies: `${BOARD_EVENTS_PATH}; 429 too_many_streams with Retry-After` },
 ];
 
 /** A credential or payment header of SPEC.md 5 and 4.1: the security schemes of /openapi.json and the tiers of /llms.txt. */
@@ -156,6 +159,16 @@ export const POLLING_TERMS =
   "Every board read carries a freshness block (market_open, data_age_seconds, next_refresh_at, poll_hint) and the same values in the X-Board-Market-Open, " +
   "X-Board-Next-Refresh and X-Board-Data-Age headers. The board changes at most once per refresh; buying again before next_refresh_at buys the identical payload. " +
   "Poll the free /api/board/state (a content hash per read) and buy only when the hash of the read you want changes. Free reads answer If-None-Match with 304.";
+
+/** The push feed, as an alternative to polling (the gateway's events/ folder; its caps are the defaults of its EVENTS_* variables). */
+export const EVENTS_TERMS =
+  `Instead of polling, GET ${BOARD_EVENTS_PATH} (free, no credential) is a Server-Sent Events stream (text/event-stream: EventSource, or any SSE client). ` +
+  "It opens with retry: and the newest published board, then sends one event per board as it is published: the event's id is the board's commitment seq in /api/board/proof (monotonic), " +
+  "its data one line of JSON {seq, asof_daily, computed_at, snapshot, content_hash, commitment, views (the /api/board/state hashes), market_open, next_refresh_at}. " +
+  `A comment line every ${EVENT_STREAM_DEFAULTS.heartbeatSeconds} s keeps an idle stream open through proxies. Reconnect with Last-Event-ID (EventSource does) to get the boards published meanwhile; ` +
+  "an id older than the server still holds gets the newest board. " +
+  `At most ${EVENT_STREAM_DEFAULTS.perClient} open streams per client address (429 too_many_streams) and a cap per server (503 streams_at_capacity), both with Retry-After: EventSource gives up on them, so wait and open a new one. ` +
+  "A client that stops reading is disconnected, never buffered for without bound.";
 
 export const HEAD_TERMS = "Every GET route also answers HEAD with the same headers and no body; HEAD never takes a payment and never spends a counted read.";
 

@@ -26,7 +26,8 @@ export function requestHeader(headers: NodeJS.Dict<string | string[]>, name: str
 
 /**
  * The other request headers a client of this API may send cross-origin: a JSON body, a
- * conditional read, MCP's transport, W3C trace context (continued, http/telemetry.ts), and two
+ * conditional read, an event stream resumed (EventSource sends Last-Event-ID), MCP's
+ * transport, W3C trace context (continued, http/telemetry.ts), and two
  * that browser payment clients add on their own and must not fail a preflight: @x402/fetch and
  * x402-fetch send Access-Control-Expose-Headers with every payment, mppx sends Accept-Payment.
  */
@@ -34,6 +35,7 @@ export const PROTOCOL_REQUEST_HEADERS = [
   "Content-Type",
   "Accept",
   "If-None-Match",
+  "Last-Event-ID",
   "Mcp-Protocol-Version",
   "traceparent",
   "tracestate",
@@ -74,6 +76,7 @@ export const RESPONSE_HEADERS = {
   "RateLimit-Remaining": { description: "Free-tier reads left today.", schema: { type: "string", pattern: "^\\d+$" } },
   "RateLimit-Reset": { description: "Seconds until the daily count starts again (00:00 UTC).", schema: { type: "string", pattern: "^\\d+$" } },
   Link: { description: 'Where the api-catalog of this host is (rel="api-catalog").', schema: { type: "string" } },
+  "X-Accel-Buffering": { description: "On an event stream: no. Proxies that honour it (nginx) pass each event on at once instead of buffering.", schema: { type: "string", const: "no" } },
 } satisfies Record<string, { description: string; schema: JsonSchema }>;
 
 /** A 405's list of methods: not in RESPONSE_HEADERS because OpenAPI documents no 405 (an unused component fails its lint). */

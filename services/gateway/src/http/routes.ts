@@ -1,6 +1,7 @@
-import { ROUTES, viewFor, type Route } from "@board/proto";
+import { BOARD_EVENTS_PATH, ROUTES, viewFor, type Route } from "@board/proto";
 import type { Express, Request, Response } from "express";
 import { DISCOVERY_HANDLERS } from "../discovery/index.js";
+import { serveEvents, type EventStreams } from "../events/index.js";
 import { serveLandingPage } from "../landing/page.js";
 import { serveMcp } from "../mcp/server.js";
 import { answerPreflight, isPreflight, methodsOf } from "./cors.js";
@@ -12,7 +13,12 @@ import { sendCatalogue } from "./payment-required.js";
 import { stringParams } from "./query-params.js";
 import { serveRead, type ReadDeps } from "./read.js";
 
-type Handler = (deps: ReadDeps, req: Request, res: Response, query: Record<string, unknown>) => Promise<void> | void;
+/** What the routes are answered with: the reads' peers on the bus, and this replica's event streams. */
+export interface RouteDeps extends ReadDeps {
+  events: EventStreams;
+}
+
+type Handler = (deps: RouteDeps, req: Request, res: Response, query: Record<string, unknown>) => Promise<void> | void;
 
 /** The routes answered by identity rather than the board. */
 const AUTH_HANDLERS: Record<string, Handler> = {
@@ -27,14 +33,15 @@ const AUTH_HANDLERS: Record<string, Handler> = {
 };
 
 /** Mounts every path of the route catalogue; what is not in it is a 404. */
-export function mountRoutes(app: Express, deps: ReadDeps): void {
+export function mountRoutes(app: Express, deps: RouteDeps): void {
   for (const route of ROUTES) app.all(route.path, (req, res) => handleRoute(route, deps, Exchange.routed(req, res)));
   app.use((req: Request, res: Response) => sendError(res, "not_found", `There is no ${req.path}. The catalogue of reads is at /openapi.json and /llms.txt.`));
 }
 
-/** The answer of a route the board does not serve (the catalogue, auth, MCP, the page, the documents); null for a board read. */
+/** The answer of a route the board does not serve (the catalogue, the event stream, auth, MCP, the page, the documents); null for a board read. */
 function otherAnswer(route: Route): Handler | null {
   if (route.path === "/api") return (deps, _req, res) => sendCatalogue(deps, res);
+  if (route.path === BOARD_EVENTS_PATH) return (deps, req, res) => serveEvents(deps, req, res);
   const auth = AUTH_HANDLERS[route.path];
   if (auth) return auth;
   if (route.kind === "mcp") return (deps, req, res) => serveMcp(deps, req, res);
@@ -50,7 +57,7 @@ function otherAnswer(route: Route): Handler | null {
  * read may be served with node's own request and response (Exchange); every other answer takes
  * express's first.
  */
-export async function handleRoute(route: Route, deps: ReadDeps, x: Exchange): Promise<void> {
+export async function handleRoute(route: Route, deps: RouteDeps, x: Exchange): Promise<void> {
   // A browser's preflight asks before any request it sends cross-origin with our headers; it is
   // answered before the method check, which would refuse OPTIONS.
   if (isPreflight(x.req)) return answerPreflight(route, x.res);

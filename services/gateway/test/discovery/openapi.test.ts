@@ -1,4 +1,6 @@
 import {
+  BOARD_EVENTS_PATH,
+  BoardPublishedEvent,
   ERROR_STATUS,
   ErrorCode,
   PAID_ROUTES,
@@ -74,8 +76,10 @@ describe("openApiDocument", () => {
     for (const route of ROUTES) {
       const params = Object.values(doc.paths[route.path] ?? {}).flatMap((o) => o.parameters ?? []);
       for (const p of params) expect(Object.keys(p)).toEqual(["$ref"]);
-      const names = params.map((p) => (component(p.$ref) as { name: string }).name);
-      expect(names.sort()).toEqual(Object.keys(route.query.shape).sort());
+      const declared = params.map((p) => component(p.$ref) as { name: string; in: string });
+      expect(declared.filter((p) => p.in === "query").map((p) => p.name).sort()).toEqual(Object.keys(route.query.shape).sort());
+      // The one header a route reads as a parameter: the event stream's Last-Event-ID.
+      expect(declared.filter((p) => p.in !== "query").map((p) => `${p.in} ${p.name}`)).toEqual(route.path === BOARD_EVENTS_PATH ? ["header Last-Event-ID"] : []);
     }
     // SPEC.md shows preview twice on /api/board/agent; it is one parameter here.
     expect(op("/api/board/agent").parameters).toEqual([{ $ref: "#/components/parameters/preview" }]);
@@ -197,6 +201,22 @@ describe("openApiDocument", () => {
     const head = op("/.well-known/api-catalog", "head");
     for (const r of Object.values(head.responses)) expect(r.content).toBeUndefined();
     expect(Object.keys(head.responses["200"]!.headers ?? {})).toContain("Link");
+  });
+
+  it("describes the event stream: a text/event-stream 200 whose events carry a BoardPublishedEvent, Last-Event-ID, and the caps' refusals", () => {
+    const events = op(BOARD_EVENTS_PATH);
+    const ok = events.responses["200"]!;
+    expect(Object.keys(ok.content ?? {})).toEqual(["text/event-stream"]);
+    const item = ok.content!["text/event-stream"]!.schema as { properties: { id: unknown; data: { $ref: string } }; required: string[] };
+    expect(item.properties.data.$ref).toBe("#/components/schemas/BoardPublishedEvent");
+    expect(item.required).toEqual(["id", "data"]);
+    expect(Object.keys(doc.components.schemas["BoardPublishedEvent"]!["properties"] as object)).toEqual(Object.keys(BoardPublishedEvent.shape));
+    expect(Object.keys(ok.headers ?? {})).toEqual(expect.arrayContaining(["Cache-Control", "X-Accel-Buffering"]));
+    // Not a board read: no ETag, no 304, no freshness headers; refused at its caps.
+    expect(events.responses["304"]).toBeUndefined();
+    expect(codesOf(events.responses["429"]!)).toEqual(["too_many_streams", "burst_limited"]);
+    expect(codesOf(events.responses["503"]!)).toEqual(expect.arrayContaining(["streams_at_capacity", "service_unavailable"]));
+    expect(doc.info.description).toContain(BOARD_EVENTS_PATH);
   });
 
   it("uses unique operation ids and defines every $ref it makes", () => {
