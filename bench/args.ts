@@ -1,7 +1,31 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
 
-export const ROW_IDS = ["ceiling", "ceiling-board", "ceiling-board-gzip", "free", "preview", "status", "license-board", "license-board-gzip", "free-key", "wallet", "license", "bearer", "mcp", "checks", "paid-native", "paid-native-64", "paid-viem", "reference", "recovery"] as const;
+/** The history reads measured, licensed, each beside a ceiling serving its bytes (bench/history.ts). */
+export const HISTORY_ROW_IDS = ["history-asof", "history-regime", "history-names", "history-changes"] as const;
+export const ROW_IDS = [
+  "ceiling",
+  "ceiling-board",
+  "ceiling-board-gzip",
+  ...HISTORY_ROW_IDS.map((id) => `ceiling-${id}` as const),
+  "free",
+  "preview",
+  "status",
+  "license-board",
+  "license-board-gzip",
+  ...HISTORY_ROW_IDS,
+  "free-key",
+  "wallet",
+  "license",
+  "bearer",
+  "mcp",
+  "checks",
+  "paid-native",
+  "paid-native-64",
+  "paid-viem",
+  "reference",
+  "recovery",
+] as const;
 export type RowId = (typeof ROW_IDS)[number];
 
 const positive = z.coerce.number().positive();

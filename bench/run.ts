@@ -4,7 +4,7 @@ import type { EvmChain } from "@board/test-chains/evm";
 import { request } from "undici";
 import type { Address, Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { helpText, parseBenchArgs, type RowId } from "./args.js";
+import { helpText, parseBenchArgs, ROW_IDS, type RowId } from "./args.js";
 import { startBareServer, type BareBody, type BareServer } from "./ceiling.js";
 import { benchReceiptSigning, benchRecovery } from "./ecdsa.js";
 import { loadBenchEnv } from "./env.js";
@@ -12,7 +12,8 @@ import { ChainThread } from "./chain.js";
 import { benchInfra, type BenchInfra } from "./infra.js";
 import { paymentRequiredOf } from "./payments.js";
 import { startReference } from "./reference.js";
-import { machine, render, writeReport, type BenchReport } from "./report.js";
+import { machine, render, writeReport, type BenchReport, type RowResult } from "./report.js";
+import { historyReads, type HistoryRowId } from "./history.js";
 import { Bench, log, PAID_PATH, rowChain, type RowChain } from "./rows.js";
 import { BenchProcesses } from "./processes.js";
 import { BenchStack } from "./stack.js";
@@ -63,7 +64,8 @@ async function main(): Promise<number> {
     for (const b of report.recovery) if (b.wrong > 0) bench.problems.push(`${b.name}: ${b.wrong} recoveries gave a wrong address`);
   }
 
-  const loadRows: RowId[] = ["ceiling", "ceiling-board", "ceiling-board-gzip", "free", "preview", "status", "license-board", "license-board-gzip", "free-key", "wallet", "license", "bearer", "mcp", "checks", "paid-native", "paid-native-64", "paid-viem", "reference"];
+  // Every row but the signature recoveries runs against the stack.
+  const loadRows: RowId[] = ROW_IDS.filter((r) => r !== "recovery");
   let infra: BenchInfra | null = null;
   let stack: BenchStack | BenchProcesses | null = null;
   let bare: BareServer | null = null;
@@ -103,7 +105,10 @@ async function main(): Promise<number> {
       const [onePayment] = await chain.payers.sign(stackRequired, 1);
       const regimeBody = await bytesOf(`${s.base}${PAID_PATH}`, { "payment-signature": onePayment as string });
       // A scanner license reads every paid route live and uncapped: the licensed rows' credential.
-      const wantsLicense = (["license", "bearer", "checks", "license-board", "license-board-gzip", "ceiling-board", "ceiling-board-gzip"] as const).some((r) => bench.want(r));
+      const history = historyReads();
+      const historyIds = Object.keys(history) as HistoryRowId[];
+      const wantsHistory = historyIds.some((id) => bench.want(id) || bench.want(`ceiling-${id}`));
+      const wantsLicense = wantsHistory || (["license", "bearer", "checks", "license-board", "license-board-gzip", "ceiling-board", "ceiling-board-gzip"] as const).some((r) => bench.want(r));
       const licensed = wantsLicense ? await licenseAndBearer(s.nc, s.base) : null;
       const licenseHeader = licensed ? { "x-license-key": licensed.license } : null;
       const boardBody = licenseHeader ? await bytesOf(`${s.base}${BOARD_PATH}`, licenseHeader) : null;
@@ -116,6 +121,13 @@ async function main(): Promise<number> {
         bareBodies.set(BARE_BOARD, { body: boardBody });
         bareBodies.set(BARE_BOARD_GZIP, { body: boardGzip, encoding: "gzip" });
       }
+      if (wantsHistory && licenseHeader) {
+        for (const id of historyIds) {
+          const body = await bytesOf(`${s.base}${history[id].path}`, licenseHeader);
+          bareBodies.set(history[id].barePath, { body });
+          log(`bodies: ${history[id].path} ${body.length} B`);
+        }
+      }
       bare = await startBareServer(bareBodies);
       const b = bare;
       const ceilings = {
@@ -127,6 +139,12 @@ async function main(): Promise<number> {
           bench.timed("ceiling-board-gzip", "ceiling (bare node:http), full board gzip bytes", b.base, BARE_BOARD_GZIP, { requireHeader: "content-encoding" }),
         ),
       };
+      const historyCeilings = new Map<string, RowResult | null>();
+      for (const id of historyIds) {
+        const ceiling = `ceiling-${id}` as const;
+        const label = `ceiling (bare node:http), ${history[id].label} bytes`;
+        historyCeilings.set(id, await bench.row(ceiling, label, history[id].barePath, args.freeConcurrency, () => bench.timed(ceiling, label, b.base, history[id].barePath)));
+      }
       await bare.stop();
       bare = null;
 
@@ -139,6 +157,10 @@ async function main(): Promise<number> {
       await bench.row("license-board-gzip", "licensed full board, gzip", BOARD_PATH, args.freeConcurrency, () =>
         bench.timed("license-board-gzip", "licensed full board, gzip", s.base, BOARD_PATH, { headers: { ...licenseHeader!, "accept-encoding": "gzip" }, requireHeader: "content-encoding" }),
       );
+      // The history reads, answered per request from the board's history tables.
+      for (const id of historyIds) {
+        await bench.row(id, history[id].label, history[id].path, args.freeConcurrency, () => bench.timed(id, history[id].label, s.base, history[id].path, { headers: licenseHeader! }));
+      }
 
       // The tiers on the same read (/api/board/regime): each request carries its credential.
       // Free tiers count 25 a day per key or address, so their load is spread round-robin.
@@ -211,7 +233,7 @@ async function main(): Promise<number> {
       // Each row against the ceiling that served the same kind of bytes.
       const ceilingFor = (id: string): keyof typeof ceilings => (id === "license-board" || id === "ceiling-board" ? "ceiling-board" : id === "license-board-gzip" || id === "ceiling-board-gzip" ? "ceiling-board-gzip" : "ceiling");
       for (const r of bench.rows) {
-        const c = ceilings[ceilingFor(r.id)];
+        const c = historyIds.includes(r.id as HistoryRowId) || historyIds.some((id) => r.id === `ceiling-${id}`) ? historyCeilings.get(r.id.replace(/^ceiling-/, "")) : ceilings[ceilingFor(r.id)];
         if (!c?.requestsPerSecond) continue;
         r.ratioToCeiling = r.requestsPerSecond / c.requestsPerSecond;
         r.ceilingRow = c.id;

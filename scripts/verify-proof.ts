@@ -1,6 +1,6 @@
 /**
  * `npm run verify-proof -- <saved-board.json> [base-url]`: checks a purchased board against
- * the published proof chain.
+ * the published proof chain (a saved /api/board/agent, or a dated board of /api/board/asof).
  * `npm run verify-proof -- --receipt <receipt-file> [--board <saved-board.json>] [base-url]`:
  * checks a paid read's signed receipt: its signature (x402's offer-receipt verifier, the key
  * resolved from the service's did:web document), that the key is the service's, and that the
@@ -55,9 +55,19 @@ function whyNot(check: Extract<ProofCheck, { ok: false }>, proof: ProofView): st
 
 const readJson = (file: string) => JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, unknown>;
 
+/**
+ * The board a saved read carries: the read itself (/api/board/agent), or the `board` inside a
+ * read that wraps one with its commitment (/api/board/asof?date=, /api/board/asof?sample=1).
+ */
+function savedBoard(file: string): Record<string, unknown> {
+  const read = readJson(file);
+  const inner = read["board"];
+  return read["commitment"] !== undefined && inner !== null && typeof inner === "object" ? (inner as Record<string, unknown>) : read;
+}
+
 async function verifyBoard(file: string, base: string): Promise<number> {
   const proof = await proofOf(base);
-  const check = checkBoardAgainstProof(readJson(file), proof.entries);
+  const check = checkBoardAgainstProof(savedBoard(file), proof.entries);
   if (!check.ok) return notVerified(whyNot(check, proof));
   process.stdout.write(`verified: content ${check.contentHash} is commitment #${check.seq}; ${check.linksChecked} link(s) checked up to the head\n`);
   return 0;
@@ -86,7 +96,7 @@ async function verifyReceipt(file: string, boardFile: string | undefined, base: 
   const check = checkContentAgainstProof(contentHash, proof.entries);
   if (!check.ok) return notVerified(whyNot(check, proof));
   if (boardFile) {
-    const saved = boardContentHash(readJson(boardFile));
+    const saved = boardContentHash(savedBoard(boardFile));
     if (saved !== contentHash) return notVerified(`the saved board's content ${saved} is not the version the receipt names (${contentHash})`);
   }
   process.stdout.write(

@@ -52,6 +52,10 @@ export const ErrorCode = z.enum([
   // The push feed (/api/board/events): concurrent streams per client address, and per gateway replica.
   "too_many_streams",
   "streams_at_capacity",
+  // History reads: a date with no committed board, a board hash unknown or past what is kept.
+  "session_not_committed",
+  "board_unknown",
+  "board_too_old",
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 
@@ -102,6 +106,9 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   burst_limited: 429,
   too_many_streams: 429,
   streams_at_capacity: 503,
+  session_not_committed: 404,
+  board_unknown: 404,
+  board_too_old: 410,
 };
 
 /** The one error body shape of the whole API (x402, RFC 6749 and MPP bodies excepted). */

@@ -16,6 +16,11 @@ const SPEC_PAID: Record<string, number> = {
   "/api/board/crypto/night": 5000,
   "/api/board/tradfi-risk": 5000,
   "/api/board/hold": 5000,
+  // The history reads (issue 21): sold like the others.
+  "/api/board/asof": 50000,
+  "/api/board/regime/history": 5000,
+  "/api/board/name/history": 10000,
+  "/api/board/changes": 5000,
 };
 const FREE_TIER = ["/api/board/regime", "/api/board/indices", "/api/board/movers", "/api/board/crypto", "/api/board/crypto/night", "/api/board/tradfi-risk", "/api/board/hold"];
 
@@ -41,6 +46,27 @@ describe("route catalogue", () => {
     expect(viewFor(agent, agent.query.parse({}))).toEqual({ view: "agent", free: false });
     expect(agent.query.safeParse({ preview: "2" }).success).toBe(false);
     expect(agent.query.safeParse({ preview: ["1", "1"] }).success).toBe(false);
+  });
+  it("sells asof?date= and serves asof?sample=1 free, and refuses both or neither", () => {
+    const asof = ROUTE_BY_PATH.get("/api/board/asof")!;
+    expect(viewFor(asof, asof.query.parse({ sample: "1" }))).toEqual({ view: "asof-sample", free: true });
+    expect(viewFor(asof, asof.query.parse({ date: "2026-11-20" }))).toEqual({ view: "asof", free: false });
+    expect(asof.query.safeParse({}).success).toBe(false);
+    expect(asof.query.safeParse({ date: "2026-11-20", sample: "1" }).success).toBe(false);
+    expect(asof.query.safeParse({ date: "20261120" }).success).toBe(false);
+  });
+  it("bounds the history reads' parameters", () => {
+    const names = ROUTE_BY_PATH.get("/api/board/name/history")!;
+    expect(names.query.parse({ sym: "aapl", days: "250" })).toEqual({ sym: ["AAPL"], days: 250 });
+    expect(names.query.safeParse({ sym: "AAPL", days: "251" }).success).toBe(false);
+    expect(names.query.safeParse({ sym: "AAPL", days: "0" }).success).toBe(false);
+    const regime = ROUTE_BY_PATH.get("/api/board/regime/history")!;
+    expect(regime.query.safeParse({ book: "spx" }).success).toBe(true);
+    expect(regime.query.safeParse({ book: "SPX" }).success).toBe(false);
+    const changes = ROUTE_BY_PATH.get("/api/board/changes")!;
+    expect(changes.query.safeParse({ since: "a".repeat(64) }).success).toBe(true);
+    expect(changes.query.safeParse({ since: "A".repeat(64) }).success).toBe(false);
+    expect(changes.query.safeParse({}).success).toBe(false);
   });
   it("accepts one to ten symbols on the name read", () => {
     const name = ROUTE_BY_PATH.get("/api/board/name")!;

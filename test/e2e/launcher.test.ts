@@ -117,6 +117,12 @@ describe("npm start launcher, end to end", () => {
     const bad = run(tampered);
     expect(bad.status).toBe(1);
     expect(bad.stdout).toContain("NOT verified");
+    // The read as served (a dated board of /api/board/asof has the same shape): its board is checked.
+    const whole = path.join(dataDir, "asof.json");
+    fs.writeFileSync(whole, JSON.stringify(sample));
+    const wrapped = run(whole);
+    expect(wrapped.status, wrapped.stderr).toBe(0);
+    expect(wrapped.stdout).toContain(`commitment #${sample.commitment.seq}`);
   });
 
   it("stops every child process on Ctrl-C", async () => {

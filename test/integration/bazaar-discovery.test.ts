@@ -47,9 +47,9 @@ afterAll(async () => {
 const PAID_TOOLS = MCP_TOOLS.filter((t) => t.access === "x402");
 const routeOf = (tool: McpTool): Route => ROUTE_BY_PATH.get((tool.source as { route: string }).route)!;
 /** A query every paid route answers 402 to: sym is its only required parameter. */
-const queryOf = (shape: object): Record<string, string> => ("sym" in shape ? { sym: "AAPL" } : {});
+const queryOf = (tool: McpTool): Record<string, string> => stack.sellingQuery(routeOf(tool));
 const withQuery = (route: Route) => {
-  const q = new URLSearchParams(queryOf(route.query.shape)).toString();
+  const q = new URLSearchParams(stack.sellingQuery(route)).toString();
   return `${stack.base}${route.path}${q ? `?${q}` : ""}`;
 };
 
@@ -99,7 +99,7 @@ describe("bazaar discovery on the live 402s", () => {
     const client = new Client({ name: "bazaar-test", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${stack.base}/mcp`)));
     for (const tool of PAID_TOOLS) {
-      const result = (await client.callTool({ name: tool.name, arguments: queryOf(tool.input.shape) })) as CallToolResult;
+      const result = (await client.callTool({ name: tool.name, arguments: queryOf(tool) })) as CallToolResult;
       expect(result.isError, tool.name).toBe(true);
       const required = result.structuredContent as unknown as PaymentRequired;
       const declaration = bazaarOf(required);
@@ -143,7 +143,7 @@ describe("paid reads still bought with the declaration echoed", () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(`${stack.base}/mcp`)));
     const unpaid = new Map<McpTool, PaymentRequired>();
     for (const tool of PAID_TOOLS) {
-      const result = (await client.callTool({ name: tool.name, arguments: queryOf(tool.input.shape) })) as CallToolResult;
+      const result = (await client.callTool({ name: tool.name, arguments: queryOf(tool) })) as CallToolResult;
       unpaid.set(tool, result.structuredContent as unknown as PaymentRequired);
     }
     const size = (r: PaymentRequired) => JSON.stringify(r.extensions?.[BAZAAR.key]).length;
@@ -151,7 +151,7 @@ describe("paid reads still bought with the declaration echoed", () => {
     const key = generatePrivateKey();
     await chain.mint(privateKeyToAccount(key).address, routeOf(tool).price!);
     const payment = await new x402Client().register("eip155:*", new ExactEvmScheme(privateKeyToAccount(key))).createPaymentPayload(required);
-    const paid = (await client.callTool({ name: tool.name, arguments: queryOf(tool.input.shape), _meta: { [X402_MCP_PAYMENT_META]: payment } })) as CallToolResult;
+    const paid = (await client.callTool({ name: tool.name, arguments: queryOf(tool), _meta: { [X402_MCP_PAYMENT_META]: payment } })) as CallToolResult;
     expect(paid.isError, JSON.stringify(paid.content)).toBeFalsy();
     expect(extractDiscoveryInfo(payment, payment.accepted)).toMatchObject({ toolName: tool.name });
     // The gateway passes it to payments as PAYMENT-SIGNATURE would carry it: base64 JSON.

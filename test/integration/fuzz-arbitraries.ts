@@ -31,6 +31,9 @@ export interface Vocabulary {
   /** Sector ETF symbols of the served board. */
   readonly etfs: readonly string[];
   readonly sectors: readonly string[];
+  /** Sessions with a committed board, and those boards' content hashes (the history reads' date and since). */
+  readonly dates: readonly string[];
+  readonly boardHashes: readonly string[];
   readonly freeKeys: readonly string[];
   readonly licenseKeys: readonly string[];
   /** OAuth clients: the license's client id and its key (the secret). */
@@ -138,6 +141,17 @@ function knownValues(name: string, v: Vocabulary): fc.Arbitrary<string> | null {
         evmAddress.map((a) => a.toUpperCase()),
         fc.string({ unit: chars("123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"), minLength: 32, maxLength: 44 }),
         fc.string({ unit: chars("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"), minLength: 58, maxLength: 58 }),
+      );
+    case "date":
+      return fc.oneof(fc.constantFrom(...v.dates), fc.constantFrom("2026-11-18", "2026-11-21", "1999-01-01", "2026-02-30", "2026-13-01", "9999-12-31", "2026-1-19"));
+    case "days":
+      return fc.constantFrom("1", "20", "60", "250", "0", "251", "-1", "1.5", "01", "1e2", " 5");
+    case "since":
+      return fc.oneof(
+        fc.constantFrom(...v.boardHashes),
+        fc.constantFrom(...v.boardHashes).map((h) => h.toUpperCase()),
+        fc.string({ unit: chars("0123456789abcdef"), minLength: 64, maxLength: 64 }),
+        fc.string({ unit: chars("0123456789abcdef"), minLength: 63, maxLength: 65 }),
       );
     case "chain":
       return fc.constantFrom("eip155:8453", "eip155:1", "eip155:84532", "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", "algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73k", "eip155", "ab", "a", "EIP155:8453", "eip155:8453 ");

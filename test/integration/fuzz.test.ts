@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { BOARD_EVENTS_PATH, BoardPublishedEvent, ErrorBody, identityLicenseIssue, OAuthErrorCode, PAID_ROUTES, ROUTES, SectorLabel, type ErrorCode, type LicenseIssueReply, type Route } from "@board/proto";
+import { BOARD_EVENTS_PATH, boardContentHash, BoardPublishedEvent, ErrorBody, identityLicenseIssue, OAuthErrorCode, PAID_ROUTES, ROUTES, SectorLabel, type ErrorCode, type LicenseIssueReply, type Route } from "@board/proto";
 import { request } from "@board/service-kit";
 import { startEvmChain, type EvmChain } from "@board/test-chains/evm";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
@@ -83,9 +83,8 @@ async function vocabulary(): Promise<Vocabulary> {
   let siwxInfo: SIWxExtension["info"] | undefined;
   const symbols = directory.symbols.map((s) => s.sym);
   for (const route of PAID_ROUTES) {
-    // Required parameters get a valid value, so the 402 is the route's own (not a 400).
-    const required = Object.entries(route.query.shape as Record<string, { safeParse(v: unknown): { success: boolean } }>).filter(([, s]) => !s.safeParse(undefined).success);
-    const query = new URLSearchParams(required.map(([name]): [string, string] => [name, name === "sym" ? symbols[0]! : "1"])).toString();
+    // A query that sells the route, so the 402 is the route's own (not a 400).
+    const query = new URLSearchParams(stack.sellingQuery(route)).toString();
     const res = await fetch(`${base}${route.path}${query ? `?${query}` : ""}`);
     await json<unknown>(res, 402, route.path);
     const offer = decodePaymentRequiredHeader(res.headers.get("payment-required")!);
@@ -106,6 +105,8 @@ async function vocabulary(): Promise<Vocabulary> {
     symbols,
     etfs: sectors.sectors.map((s) => s.sym),
     sectors: SectorLabel.options,
+    dates: stack.twoDays.map((d) => d.board.asof_daily),
+    boardHashes: stack.twoDays.map((d) => boardContentHash(d.board as unknown as Record<string, unknown>)),
     freeKeys,
     licenseKeys: licenses.map((l) => l.key),
     clients,

@@ -106,6 +106,6 @@ describe("gateway free reads", () => {
     expect((await expectError(await get("/api/board/agent?preview=1&preview=1"), 400, "invalid_query")).error.param).toBe("preview");
     expect((await expectError(await get("/api/board/name?sym="), 400, "invalid_query")).error.param).toBe("sym");
     expect((await expectError(await get("/api/board/name?sym=A,B,C,D,E,F,G,H,I,J,K"), 400, "invalid_query")).error.param).toBe("sym");
-    expect((await expectError(await get("/api/board/asof"), 400, "invalid_query")).error.param).toBe("sample");
+    expect((await expectError(await get("/api/board/asof"), 400, "invalid_query")).error.param).toBe("date");
   });
 });

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { SERVED_READS_STREAM, type BusPrincipal } from "@board/proto";
+import { boardContentHash, SERVED_READS_STREAM, type BusPrincipal, type Route, type Snapshot } from "@board/proto";
 import { ensureSnapshotStream } from "@board/service-kit";
 import { busEnvOf, busOptionsOf, deleteSnapshotStream, fixtureSnapshot, freePort, liveSnapshot, freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
 import { eip3009TokenAbi, type EvmChain } from "@board/test-chains/evm";
@@ -157,8 +157,29 @@ export class Stack {
   /** Two trading days of fixture boards; `live` adds the engine section the live tier is cut from. */
   async publishTwoDays(opts: { live?: boolean } = {}) {
     const make = opts.live ? liveSnapshot : fixtureSnapshot;
-    await this.publish(make({ asofDaily: "2026-11-19", computedAt: "2026-11-19T13:00:00-08:00", seed: 1 }));
-    await this.publish(make({ asofDaily: "2026-11-20", computedAt: "2026-11-20T09:55:00-08:00", seed: 2, intraday: true }));
+    this.twoDays = [
+      make({ asofDaily: "2026-11-19", computedAt: "2026-11-19T13:00:00-08:00", seed: 1 }),
+      make({ asofDaily: "2026-11-20", computedAt: "2026-11-20T09:55:00-08:00", seed: 2, intraday: true }),
+    ];
+    for (const s of this.twoDays) await this.publish(s);
+  }
+
+  /** The boards publishTwoDays published, oldest first. */
+  twoDays: Snapshot[] = [];
+
+  /**
+   * A query that sells `route` on the two days' boards: a symbol both carry, the first day's
+   * date, the first board's content hash (and nothing for a route without parameters).
+   */
+  sellingQuery(route: Route): Record<string, string> {
+    const [first] = this.twoDays;
+    if (!first) throw new Error("publishTwoDays first");
+    const shape = route.query.shape as Record<string, unknown>;
+    return {
+      ...("sym" in shape && { sym: first.board.names[0]!.sym }),
+      ...("date" in shape && { date: first.board.asof_daily }),
+      ...("since" in shape && { since: boardContentHash(first.board as unknown as Record<string, unknown>) }),
+    };
   }
 
   async stop() {

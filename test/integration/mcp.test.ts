@@ -94,14 +94,16 @@ describe("MCP at /mcp with the MCP SDK client", () => {
   it("every *_live tool answers unpaid calls with x402's PaymentRequired (structuredContent and the x402/error text)", async () => {
     const client = await connect();
     for (const tool of MCP_TOOLS.filter((t) => t.access === "x402")) {
-      const args = tool.name === "get_name_live" || tool.name === "get_hold_live" ? { sym: "AAPL" } : {};
+      const route = ROUTE_BY_PATH.get((tool.source as { route: string }).route)!;
+      // A query that sells the route on this stack's boards (a symbol, a date, a board's hash).
+      const args = stack.sellingQuery(route);
       const result = await call(client, tool.name, args);
       expect(result.isError, tool.name).toBe(true);
       const required = result.structuredContent as unknown as PaymentRequired;
-      const route = ROUTE_BY_PATH.get((tool.source as { route: string }).route)!;
       expect(required.x402Version).toBe(2);
       expect(required.accepts[0]).toMatchObject({ scheme: "exact", network: "eip155:8453", amount: String(route.price), payTo });
-      expect(required.resource.url).toBe(`${stack.base}${route.path}${tool.name === "get_name_live" || tool.name === "get_hold_live" ? "?sym=AAPL" : ""}`);
+      const query = new URLSearchParams(args).toString();
+      expect(required.resource.url).toBe(`${stack.base}${route.path}${query ? `?${query}` : ""}`);
       expect(required.extensions?.["sign-in-with-x"]).toBeUndefined();
       const wrapped = JSON.parse(textOf(result)) as { "x402/error": { code: number; data: PaymentRequired } };
       expect(wrapped["x402/error"].code).toBe(402);

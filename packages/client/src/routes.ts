@@ -4,6 +4,10 @@
 
 import {
   AsofSampleView,
+  AsofView,
+  ChangesView,
+  NameHistoryView,
+  RegimeHistoryView,
   BoardState,
   BoardStatus,
   BuylistView,
@@ -36,7 +40,7 @@ import {
   type Route,
   type ViewName,
 } from "@board/proto";
-import type { z } from "zod";
+import { z } from "zod";
 
 /** Every GET read of the board that answers a view, with the schema its body is checked against. */
 export const READS = {
@@ -58,7 +62,11 @@ export const READS = {
   "/api/board/status": BoardStatus,
   "/api/board/symbols": SymbolDirectory,
   "/api/board/state": BoardState,
-  "/api/board/asof": AsofSampleView,
+  // A date buys the dated board (AsofView); sample=1 reads the free sample day.
+  "/api/board/asof": z.union([AsofView, AsofSampleView]),
+  "/api/board/regime/history": RegimeHistoryView,
+  "/api/board/name/history": NameHistoryView,
+  "/api/board/changes": ChangesView,
   "/api/board/signal-audit": SignalAuditView,
   "/api/board/proof": ProofView,
   "/api/perf": PerfView,

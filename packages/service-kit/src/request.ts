@@ -105,7 +105,9 @@ async function send(nc: NatsConnection, ep: BusEndpoint, data: unknown, timeout:
     const reason = ErrorCode.safeParse(msg.headers?.get(BUS_ERROR_HEADERS.reason));
     const code = Number(status);
     const valid = Number.isInteger(code) && code >= 400 && code <= 599;
-    throw new BusError(reason.success ? reason.data : "upstream_error", valid ? code : 502, `${ep.subject} answered ${status}`);
+    // A worded refusal carries its client-facing message as the reply's body.
+    const worded = msg.data.length > 0 ? new TextDecoder().decode(msg.data) : undefined;
+    throw new BusError(reason.success ? reason.data : "upstream_error", valid ? code : 502, worded ?? `${ep.subject} answered ${status}`, undefined, worded !== undefined);
   }
   return msg;
 }

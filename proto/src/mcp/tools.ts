@@ -36,6 +36,12 @@ const SECTOR = z.object({
   etf: z.string().min(1).max(64).optional().describe("Or the sector's ETF symbol."),
 });
 
+const DAYS = z.string().regex(/^\d{1,3}$/).optional().describe("How many sessions back, 1 to 250.");
+const DATED = z.object({ date: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).describe("The session, YYYY-MM-DD.") });
+const VERDICT_LOG = z.object({ book: z.enum(["spx", "qqq", "macro", "crypto"]).optional().describe("One book; every book when omitted."), days: DAYS });
+const NAME_HISTORY = z.object({ sym: SYMS.shape.sym.describe(`One ticker, or up to ${MAX_BATCH} comma-separated.`), days: DAYS });
+const SINCE = z.object({ since: z.string().regex(/^[0-9a-f]{64}$/).describe("A committed board's content hash (the event feed and receipts name it).") });
+
 const free = (name: string, title: string, description: string, source: McpToolSource): McpTool => ({
   name,
   title,
@@ -88,6 +94,10 @@ export const MCP_TOOLS: readonly McpTool[] = [
   live("/api/board/crypto/night", "Crypto overnight, live", "What BTC and ETH did since the last US close."),
   live("/api/board/tradfi-risk", "Tradfi risk, live", "The macro book's risk read: bonds, credit, gold and its verdict."),
   live("/api/board/hold", "Hold strength, live", "Hold strength and label for one to ten symbols.", SYMS),
+  live("/api/board/asof", "Dated board", "The last committed board of a session, with its proof commitment (verify it with npm run verify-proof).", DATED),
+  live("/api/board/regime/history", "Verdict log", "Each regime verdict change of a book (or every book) over up to 250 sessions, with the breadth and index figures that decided it.", VERDICT_LOG),
+  live("/api/board/name/history", "Name history", "Per session, for up to 10 names and up to 250 sessions: state, light, trigger, opportunity, entry and hold, price.", NAME_HISTORY),
+  live("/api/board/changes", "Changes since a board", "What changed from a committed board (its content hash) to the current one: verdicts, lane entries and exits, state transitions, names newly firing.", SINCE),
 
   licensed("get_engine_feed", "/api/live/feed", "Engine feed", "The engine-grade feed: structural stops, targets, conviction, lanes and the served candidates."),
   licensed("get_live_rules", "/api/live/rules", "Rules of engagement", "The published rules of engagement the engine trades by."),

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { FullBoard } from "./board.js";
 import { LiveFeedView, LiveRulesView, LiveSetupView } from "./live.js";
 import { SymbolDirectory } from "./directory.js";
+import { AsofView, ChangesView, NameHistoryView, RegimeHistoryView } from "./history.js";
 import { AsofSampleView, PerfView, ProofView, SignalAuditView } from "./proof-views.js";
 import {
   BuylistView,
@@ -55,4 +56,8 @@ export const VIEW_SCHEMAS: Record<ViewName, z.ZodType> = {
   "live-feed": LiveFeedView,
   "live-rules": LiveRulesView,
   "live-setup": z.union([LiveSetupView, NameDirectoryView]),
+  asof: AsofView,
+  "regime-history": RegimeHistoryView,
+  "name-history": NameHistoryView,
+  changes: ChangesView,
 };

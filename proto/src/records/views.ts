@@ -35,6 +35,11 @@ export const ViewName = z.enum([
   "live-feed",
   "live-rules",
   "live-setup",
+  // History reads, answered per request from the board's history tables.
+  "asof",
+  "regime-history",
+  "name-history",
+  "changes",
 ]);
 export type ViewName = z.infer<typeof ViewName>;
 

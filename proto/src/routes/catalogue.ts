@@ -1,6 +1,17 @@
 import { z } from "zod";
 import type { ViewName } from "../records/views.js";
-import { PreviewParam, SampleParam, SectorNameParam, SignInAddressParam, SignInChainParam, SymList } from "./query.js";
+import {
+  BoardHashParam,
+  BookParam,
+  DateParam,
+  DaysParam,
+  PreviewParam,
+  SampleParam,
+  SectorNameParam,
+  SignInAddressParam,
+  SignInChainParam,
+  SymList,
+} from "./query.js";
 
 /** The API version the machine-readable descriptions declare (SPEC.md 9); paths carry none. */
 export const API_VERSION = "1.1.0";
@@ -103,12 +114,28 @@ export const ROUTES: readonly Route[] = [
     query: z.object({ sym: SymList }),
     freeTier: true,
   }),
+  {
+    ...paid("/api/board/asof", 50000, "asof", "The last committed board of a session, with its proof commitment; ?sample=1: one committed sample day, free.", {
+      query: z
+        .object({ date: DateParam.optional(), sample: SampleParam.optional() })
+        .refine((q) => (q.date === undefined) !== (q.sample === undefined), { message: "give date=YYYY-MM-DD (paid) or sample=1 (free), one of the two", path: ["date"] }),
+    }),
+    freeVariant: { param: "sample", value: "1", view: "asof-sample" },
+  },
+  paid("/api/board/regime/history", 5000, "regime-history", "Each regime verdict change of a book (or every book) over up to 250 sessions, with the figures that decided it.", {
+    query: z.object({ book: BookParam.optional(), days: DaysParam.optional() }),
+  }),
+  paid("/api/board/name/history", 10000, "name-history", "Per session, for up to 10 names and 250 sessions: state, light, trigger, scores, hold and price.", {
+    query: z.object({ sym: SymList, days: DaysParam.optional() }),
+  }),
+  paid("/api/board/changes", 5000, "changes", "What changed from a committed board to the current one: verdicts, lane entries and exits, state transitions, names newly firing.", {
+    query: z.object({ since: BoardHashParam }),
+  }),
 
   free("/api/board/free", "free", "The previous trading day's top 3 names per book with regime lines."),
   free("/api/board/status", "status", "Service status: data freshness, reads served, last settlement, performance; payments mode (development: no real money) and each rail live, down or off."),
   free("/api/board/symbols", "symbols", "The symbol directory."),
   free("/api/board/state", "state", "A content hash per view: poll this and buy only on change."),
-  free("/api/board/asof", "asof-sample", "One complete committed sample day of scores.", z.object({ sample: SampleParam })),
   free("/api/board/signal-audit", "signal-audit", "Forward-return audit of past committed scores."),
   free("/api/board/proof", "proof", "Append-only sha256 pre-commitments of every published board."),
   free("/api/perf", "perf", "Engine versus benchmark performance, percentages only."),

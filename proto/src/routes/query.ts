@@ -39,3 +39,21 @@ export const SignInAddressParam = Single.pipe(z.string().trim().min(1, "give the
 export const SignInChainParam = Single.pipe(
   z.string().trim().min(1, "give the CAIP-2 chain id: eip155:8453, solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp or algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73k").max(80),
 );
+
+/** A session, YYYY-MM-DD. */
+export const DateParam = Single.pipe(z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a session date, YYYY-MM-DD"));
+
+/** How many sessions a history read reaches back: 1 to 250. */
+export const DaysParam = Single.pipe(
+  z
+    .string()
+    .regex(/^\d{1,3}$/, "a whole number of sessions, 1 to 250")
+    .transform(Number)
+    .pipe(z.number().int().min(1, "at least 1 session").max(250, "at most 250 sessions")),
+);
+
+/** One book's code, lower case: spx, qqq, macro or crypto. */
+export const BookParam = Single.pipe(z.enum(["spx", "qqq", "macro", "crypto"], { error: "one of spx, qqq, macro, crypto" }));
+
+/** A committed board's content hash (or its snapshot hash), as /api/board/state and the event feed name it. */
+export const BoardHashParam = Single.pipe(z.string().regex(/^[0-9a-f]{64}$/, "a board's content hash: 64 lowercase hex characters"));

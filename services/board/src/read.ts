@@ -21,16 +21,17 @@ export interface ReadDeps {
 
 /**
  * board.v1.read: a lookup of pre-rendered bytes plus this moment's freshness block. The
- * parametrised views (name, hold, sector) join bytes rendered with the publication.
+ * parametrised views (name, hold, sector) join bytes rendered with the publication; a history
+ * read comes `made` from the history tables, of the same publication.
  */
-export function readView(deps: ReadDeps, req: Required<Pick<BoardReadRequest, "view">> & BoardReadRequest): BytesReply<BoardReadMeta> {
+export function readView(deps: ReadDeps, req: Required<Pick<BoardReadRequest, "view">> & BoardReadRequest, made?: PublishedView): BytesReply<BoardReadMeta> {
   const pub = deps.publication();
   if (!pub) throw new BusError("snapshot_unavailable", 503, "no snapshot has been published yet");
   const now = deps.now();
   // The current snapshot's freshness, once per read: most views are of it, and it says whether the board is stale.
   const current = freshnessAt(now, new Date(pub.board.computed_at), deps.refreshMinutes);
   const view =
-    (req.view === "status" && deps.status ? deps.status(pub, staleBlock(current, deps.refreshMinutes)) : pub.views.get(req.view)) ?? resolveLookup(pub, req);
+    made ?? (req.view === "status" && deps.status ? deps.status(pub, staleBlock(current, deps.refreshMinutes)) : pub.views.get(req.view)) ?? resolveLookup(pub, req);
   if (!view) {
     if (DELAYED_VIEWS.has(req.view)) throw new BusError("snapshot_unavailable", 503, "no board of an earlier trading day is stored yet");
     throw new BusError("not_implemented", 501, `view ${req.view} is not rendered yet`);

@@ -4,6 +4,8 @@ import { bindBytes, ensureSnapshotStream, startRuntime, type Runtime } from "@bo
 import pkg from "../package.json" with { type: "json" };
 import { announcePublication } from "./announce.js";
 import { consumeSnapshots } from "./consumer.js";
+import { HistoryReads } from "./history/reads.js";
+import { HISTORY_VIEWS, HistoryViews } from "./history/views.js";
 import * as schema from "./db/schema.js";
 import type { BoardEnv } from "./env.js";
 import type { Publication } from "./publication.js";
@@ -48,10 +50,13 @@ export async function startBoard(env: BoardEnv, opts: { now?: () => Date } = {})
     const liveStatus = new LiveStatus(rt.bus.nc, rt.log);
     rt.lifecycle.onStop("status events", await liveStatus.start());
     const status = (pub: Publication, stale: boolean) => liveStatus.view(pub, stale);
+    const history = new HistoryViews(new HistoryReads(rt.database!.db), store);
     await rt.serve([
       bindBytes(boardRead, async (req) => {
         const pub = req.snapshot ? await publications.of(req.snapshot) : publication();
-        return readView({ publication: () => pub, now, refreshMinutes: env.REFRESH_MINUTES, status }, req);
+        // A history read is cut from the tables at the read's board (pub), then served like any view.
+        const made = pub && HISTORY_VIEWS.has(req.view) ? await history.view(pub, req.view, req.params ?? {}) : undefined;
+        return readView({ publication: () => pub, now, refreshMinutes: env.REFRESH_MINUTES, status }, req, made);
       }),
     ]);
     return { runtime: rt, store, publication, stop: () => rt.stop() };

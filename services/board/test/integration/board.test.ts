@@ -1,6 +1,11 @@
 import { gunzipSync } from "node:zlib";
 import {
+  AsofView,
+  boardContentHash,
   boardRead,
+  ChangesView,
+  NameHistoryView,
+  RegimeHistoryView,
   BoardState,
   BoardStatus,
   BuylistView,
@@ -127,6 +132,12 @@ describe("board service", () => {
       ["sector", { etf: today.sector_etfs.Energy }, SectorView],
       ["sector", { name: "Nope" }, SectorDirectoryView],
       ["sector", {}, SectorDirectoryView],
+      // The history reads, from the tables the two commitments wrote.
+      ["asof", { date: "2026-11-19" }, AsofView],
+      ["regime-history", {}, RegimeHistoryView],
+      ["regime-history", { book: "spx", days: "1" }, RegimeHistoryView],
+      ["name-history", { sym: today.board.names.slice(0, 2).map((r) => r.sym).join(",") }, NameHistoryView],
+      ["changes", { since: boardContentHash(yesterday.board as unknown as Record<string, unknown>) }, ChangesView],
     ];
     for (const route of PAID_ROUTES) expect(reads.some(([view]) => view === route.view), route.path).toBe(true);
     for (const [view, params, schema] of reads) {
@@ -146,6 +157,27 @@ describe("board service", () => {
     expect(batch.unknown).toEqual(["NOPE"]);
     const sector = SectorView.parse(json((await read("sector", { params: { etf: today.sector_etfs.Semis } })).body));
     expect(sector.sector).toBe("Semis");
+    const dated = AsofView.parse(json((await read("asof", { params: { date: "2026-11-19" } })).body));
+    expect(dated.board).toEqual(yesterday.board);
+    expect(dated.commitment.content_hash).toBe(boardContentHash(yesterday.board as unknown as Record<string, unknown>));
+    const names = NameHistoryView.parse(json((await read("name-history", { params: { sym: today.board.names[0]!.sym } })).body));
+    expect(names.names[0]!.sessions.map((s) => s.date)).toEqual(["2026-11-19", "2026-11-20"]);
+  });
+
+  it("refuses a history read it cannot answer with the reason and what to ask instead", async () => {
+    await expect(read("asof", { params: { date: "2026-11-18" } })).rejects.toMatchObject({
+      status: 404,
+      code: "session_not_committed",
+      message: "No board of 2026-11-18 is committed. Nearest committed sessions: 2026-11-19.",
+    });
+    await expect(read("asof", { params: { date: "2026-11-21" } })).rejects.toMatchObject({ status: 404, message: expect.stringContaining("2026-11-20") });
+    await expect(read("changes", { params: { since: "e".repeat(64) } })).rejects.toMatchObject({
+      status: 404,
+      code: "board_unknown",
+      message: expect.stringContaining(`The oldest board accepted is ${boardContentHash(yesterday.board as unknown as Record<string, unknown>)}`),
+    });
+    await expect(read("name-history", { params: { sym: "NOPE" } })).rejects.toMatchObject({ status: 400, code: "invalid_query" });
+    await expect(read("regime-history", { params: { days: "0" } })).rejects.toMatchObject({ status: 400, code: "invalid_query" });
   });
 
   it("serves gzip bytes that decompress to the identity body, and 304 on a matching ETag", async () => {

@@ -1,7 +1,9 @@
 // History tables as the commitment writes them: retention, a late older board, a redelivery,
 // and the storage a session takes at the universe's size (565 names).
 import { boardContentHash, type Snapshot } from "@board/proto";
-import { busEnv, fixtureSnapshot, freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
+import { ensureSnapshotStream } from "@board/service-kit";
+import { busEnv, deleteSnapshotStream, fixtureSnapshot, freshDatabase, testBusOptions, testInfra, type TestDatabase } from "@board/service-kit/testing";
+import { connect } from "nats";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BoardEnv } from "../../src/env.js";
@@ -22,6 +24,11 @@ const NAMES = 565;
 const snapshotOf = (day: string, time: string, seed: number) => fixtureSnapshot({ asofDaily: day, computedAt: `${day}T${time}-08:00`, seed, names: NAMES });
 
 beforeAll(async () => {
+  // An empty snapshot stream: the board would otherwise store what earlier test files published.
+  const nc = await connect(testBusOptions());
+  await deleteSnapshotStream(nc);
+  await ensureSnapshotStream(nc);
+  await nc.close();
   db = await freshDatabase(infra.databaseUrl);
   board = await startBoard(
     BoardEnv.parse({ ...busEnv("board"), DATABASE_URL: db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn", CHANGES_RETENTION_SESSIONS: "2", HISTORY_RETENTION_SESSIONS: "250" }),
@@ -64,12 +71,12 @@ describe("history written with each commitment", () => {
   });
 
   it("measures the storage a session takes with the universe's 565 names", async () => {
-    const size = async (table: string) =>
-      Number((await board.runtime.database!.db.execute(sql.raw(`select pg_total_relation_size('board.${table}') as n`))).rows[0]!.n);
+    const one = async (query: string) => Number(((await board.runtime.database!.db.execute(sql.raw(query))) as unknown as { rows: { n: string }[] }).rows[0]!.n);
+    const size = (table: string) => one(`select pg_total_relation_size('board.${table}') as n`);
     const sessions = DAYS.length;
     const names = await size("name_sessions");
     const bases = await size("change_bases");
-    const boardsKept = Number((await board.runtime.database!.db.execute(sql.raw("select count(*) as n from board.change_bases"))).rows[0]!.n);
+    const boardsKept = await one("select count(*) as n from board.change_bases");
     const verdicts = await size("verdict_changes");
     // Figures for the README, not limits: a bound only against a runaway layout.
     console.log(`history storage: name_sessions ${Math.round(names / sessions / 1024)} kB/session, change_bases ${Math.round(bases / boardsKept / 1024)} kB/board, verdict_changes ${verdicts} B total`);

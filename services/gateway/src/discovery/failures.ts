@@ -25,6 +25,12 @@ const BOARD = [...UPSTREAM, at("snapshot_unavailable"), at("not_implemented")];
 
 const hasQuery = (route: Route) => Object.keys(route.query.shape).length > 0;
 
+/** The history reads' own refusals, worded by the board: what is not committed or no longer kept. */
+const HISTORY: Partial<Record<NonNullable<Route["view"]>, Failure[]>> = {
+  asof: [at("session_not_committed")],
+  changes: [at("board_unknown"), at("board_too_old")],
+};
+
 /**
  * What each route can answer besides its success, as the gateway's handlers do it
  * (http/routes.ts, read.ts, keys.ts, oauth.ts). Bodies are the one error body, except the
@@ -47,6 +53,7 @@ export function failuresOf(route: Route): Failure[] {
         ...PAYMENT_REFUSALS.map((c) => at(c)),
         ...freeTier,
         at("burst_limited"),
+        ...(route.view ? (HISTORY[route.view] ?? []) : []),
         ...BOARD,
         ...OURS,
       ];

@@ -11,6 +11,7 @@ import {
   SIGN_IN_SESSION_SECONDS,
   type McpTool,
   type Route,
+  type ViewName,
 } from "@board/proto";
 import type { z } from "zod";
 import { methodologyBody } from "./methodology.js";
@@ -34,13 +35,19 @@ import {
 } from "./terms.js";
 
 /** Example values of required query parameters that have no single allowed value. */
-const EXAMPLES: Record<string, string> = { sym: "AAPL,MSFT", address: "<ADDRESS>", chain: "eip155:8453" };
+const EXAMPLES: Record<string, string> = { sym: "AAPL,MSFT", address: "<ADDRESS>", chain: "eip155:8453", date: "<YYYY-MM-DD>", since: "<CONTENT_HASH>" };
 
-/** A route's URL with its required parameters filled in (asof?sample=1, name?sym=AAPL,MSFT). */
+/**
+ * A route's URL with its required parameters filled in (name?sym=AAPL,MSFT), and where the route
+ * needs one of its optional ones (asof's date, or sample=1 for its free variant), those with an
+ * example, never the free variant's.
+ */
 function exampleUrl(origin: string, route: Route): string {
   const query: string[] = [];
+  const needsOptional = !route.query.safeParse({}).success && Object.values(route.query.shape).every((f) => (f as z.ZodType).safeParse(undefined).success);
   for (const [param, field] of Object.entries(route.query.shape) as [string, z.ZodType][]) {
-    if (field.safeParse(undefined).success) continue;
+    const wanted = needsOptional && param !== route.freeVariant?.param && EXAMPLES[param] !== undefined;
+    if (field.safeParse(undefined).success && !wanted) continue;
     const schema = inlineSchema(field, "output");
     query.push(`${param}=${typeof schema["const"] === "string" ? schema["const"] : (EXAMPLES[param] ?? `<${param}>`)}`);
   }
@@ -48,6 +55,12 @@ function exampleUrl(origin: string, route: Route): string {
 }
 
 const link = (title: string, url: string, notes: string) => `- [${title}](${url}): ${notes}`;
+
+/** What a paid route's free variant serves, by its view. */
+const FREE_VARIANT_NOTES: Partial<Record<ViewName, string>> = {
+  preview: "the free preview: the full board's schema, previous trading day, top 3 names per book; no payment, no call cap",
+  "asof-sample": "one complete committed sample day of scores, with its proof commitment; free",
+};
 
 function toolLine(tool: McpTool): string {
   const route = "route" in tool.source ? ROUTE_BY_PATH.get(tool.source.route) : undefined;
@@ -66,7 +79,7 @@ export function llmsTxt(base: URL): string {
   const origin = base.origin;
   const at = (path: string) => `${origin}${path}`;
   const free = ROUTES.filter((r) => r.kind === "free");
-  const preview = PAID_ROUTES.find((r) => r.freeVariant);
+  const variants = PAID_ROUTES.filter((r) => r.freeVariant);
   const key = credential("freeKey");
   const siwx = credential("signInWithX");
   const license = credential("licenseKey");
@@ -89,15 +102,10 @@ export function llmsTxt(base: URL): string {
         "Free for everyone, no credential; the reads that carry scores are one trading day delayed.",
         "",
         ...free.map((r) => link(r.path, exampleUrl(origin, r), r.summary)),
-        ...(preview?.freeVariant
-          ? [
-              link(
-                `${preview.path}?${preview.freeVariant.param}=${preview.freeVariant.value}`,
-                `${at(preview.path)}?${preview.freeVariant.param}=${preview.freeVariant.value}`,
-                "the free preview: the full board's schema, previous trading day, top 3 names per book; no payment, no call cap",
-              ),
-            ]
-          : []),
+        ...variants.map((r) => {
+          const q = `?${r.freeVariant!.param}=${r.freeVariant!.value}`;
+          return link(`${r.path}${q}`, `${at(r.path)}${q}`, FREE_VARIANT_NOTES[r.freeVariant!.view] ?? r.summary);
+        }),
       ],
     ],
     [

@@ -21,7 +21,12 @@ export interface UpstreamFailure {
   message: string;
   status: number;
   retry_after_seconds?: number;
+  param?: string;
 }
+
+/** The parameter a worded refusal is about: only code and message cross the bus, so it is named by the code or the message's start. */
+const paramOf = (code: ErrorCode, message: string): string | undefined =>
+  code === "session_not_committed" ? "date" : code === "board_unknown" || code === "board_too_old" ? "since" : /^Query parameter '([^']+)'/.exec(message)?.[1];
 
 /**
  * Its 4xx as is; 503 and 504 as such (worth a retry); any other 5xx as 502 with no detail
@@ -30,7 +35,14 @@ export interface UpstreamFailure {
 export function upstreamFailure(err: unknown): UpstreamFailure {
   if (isBusError(err)) {
     const code = ErrorCode.safeParse(err.code);
-    if (err.status >= 400 && err.status < 500 && code.success) return { code: code.data, message: messageFor(code.data), status: err.status };
+    if (err.status >= 400 && err.status < 500 && code.success) {
+      // A refusal the service worded for the client (a history read's nearest sessions, the oldest board kept): passed on as written.
+      if (err.worded) {
+        const param = err.param ?? paramOf(code.data, err.message);
+        return { code: code.data, message: err.message, status: err.status, ...(param !== undefined && { param }) };
+      }
+      return { code: code.data, message: messageFor(code.data), status: err.status };
+    }
     if (err.status === 503) {
       const code = err.code === "snapshot_unavailable" ? "snapshot_unavailable" : "service_unavailable";
       return { code, message: messageFor(code), status: 503, retry_after_seconds: RETRY_SECONDS };
@@ -42,8 +54,8 @@ export function upstreamFailure(err: unknown): UpstreamFailure {
 }
 
 export function sendUpstreamError(res: Response, err: unknown): void {
-  const { code, message, status, retry_after_seconds } = upstreamFailure(err);
-  sendError(res, code, message, retry_after_seconds !== undefined ? { retry_after_seconds } : {}, status);
+  const { code, message, status, retry_after_seconds, param } = upstreamFailure(err);
+  sendError(res, code, message, { ...(retry_after_seconds !== undefined && { retry_after_seconds }), ...(param !== undefined && { param }) }, status);
 }
 
 const MESSAGES: Partial<Record<ErrorCode, string>> = {

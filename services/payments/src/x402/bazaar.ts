@@ -32,7 +32,12 @@ const KEPT_KEYWORDS = ["type", "const", "enum", "description"] as const;
  * Example values of required query parameters (a declaration's `info` must satisfy its own
  * schema, so a required parameter needs one); each parses as the route's query (checked when built).
  */
-const QUERY_EXAMPLES: Readonly<Record<string, string>> = { sym: "AAPL,MSFT" };
+const QUERY_EXAMPLES: Readonly<Record<string, string>> = {
+  sym: "AAPL,MSFT",
+  date: "2026-11-20",
+  // A content hash's shape: a buyer takes a real one from /api/board/state, the event feed or a receipt.
+  since: "5f0c6e9d3b1a4c2e8d7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d",
+};
 
 /**
  * A schema cut at `depth`: objects keep their properties (and required list) above the cut,
@@ -105,19 +110,30 @@ function output(route: Route, base: URL): { example: unknown; schema: JsonSchema
   return { example: shapeExample(schema), schema };
 }
 
-/** The example query of a route: its required parameters only (an optional one, such as preview=1, may change what is sold). */
+/**
+ * The example query of a route: its required parameters (an optional one, such as preview=1, may
+ * change what is sold), and where the route needs one of its optional ones (asof's date, which
+ * sample=1 may stand in for, free), the optional ones with an example, never the free variant's.
+ */
 function queryExample(route: Route, inputSchema: JsonSchema): Record<string, string> {
+  const example = requiredExample(route, inputSchema);
+  if (route.query.safeParse(example).success) return example;
+  const optional = Object.keys(route.query.shape).filter((p) => !(p in example) && p !== route.freeVariant?.param && QUERY_EXAMPLES[p] !== undefined);
+  const fuller = { ...example, ...Object.fromEntries(optional.map((p) => [p, QUERY_EXAMPLES[p]!])) };
+  const parsed = route.query.safeParse(fuller);
+  if (!parsed.success) throw new Error(`${route.path}: the example query does not parse: ${parsed.error.message}`);
+  return fuller;
+}
+
+function requiredExample(route: Route, inputSchema: JsonSchema): Record<string, string> {
   const required = Array.isArray(inputSchema["required"]) ? (inputSchema["required"] as string[]) : [];
-  const example = Object.fromEntries(
+  return Object.fromEntries(
     required.map((param) => {
       const value = QUERY_EXAMPLES[param];
       if (value === undefined) throw new Error(`${route.path}: no example value for its required query parameter ${param}`);
       return [param, value];
     }),
   );
-  const parsed = route.query.safeParse(example);
-  if (!parsed.success) throw new Error(`${route.path}: the example query does not parse: ${parsed.error.message}`);
-  return example;
 }
 
 /** The extension's own check; a declaration that fails it is a bug here, not a client's problem. */

@@ -1,0 +1,115 @@
+import {
+  AsofView,
+  BookParam,
+  BoardHashParam,
+  ChangesView,
+  DateParam,
+  DaysParam,
+  NameHistoryView,
+  PRODUCT,
+  RegimeHistoryView,
+  SymList,
+  type BookCode,
+  type ViewName,
+} from "@board/proto";
+import { BusError } from "@board/service-kit";
+import type { z } from "zod";
+import { publish, type Publication, type PublishedView } from "../publication.js";
+import { commitmentOf } from "../proof/views.js";
+import type { SnapshotStore } from "../store.js";
+import type { BoardAt, HistoryReads } from "./reads.js";
+
+/** The reads answered from the history tables per request, not rendered with a publication. */
+export const HISTORY_VIEWS: ReadonlySet<ViewName> = new Set(["asof", "regime-history", "name-history", "changes"]);
+
+/** Dated boards kept rendered: a committed board never changes, and reading, checking and rendering one costs ~14 ms. */
+const DATED_KEPT = 8;
+
+/** Sessions a history read covers when `days` is not given. */
+export const DEFAULT_DAYS = { "regime-history": 60, "name-history": 20 } as const;
+
+const param = <T extends z.ZodType>(schema: T, params: Record<string, string>, name: string): z.infer<T> | undefined => {
+  const raw = params[name];
+  if (raw === undefined) return undefined;
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) throw BusError.worded("invalid_query", `Query parameter '${name}': ${parsed.error.issues[0]?.message ?? "invalid"}.`, name);
+  return parsed.data;
+};
+
+/**
+ * A history read as of a publication's board (the current one, or the one a redelivery bought):
+ * its content from the history tables, rendered and checked like a published view.
+ */
+export class HistoryViews {
+  /** Rendered dated boards by snapshot hash, least recently read first. */
+  private readonly dated = new Map<string, PublishedView>();
+
+  constructor(
+    private readonly reads: HistoryReads,
+    private readonly store: SnapshotStore,
+  ) {}
+
+  async view(pub: Publication, view: ViewName, params: Record<string, string>): Promise<PublishedView> {
+    const at: BoardAt = { seq: pub.commitment?.seq ?? 2_147_483_647, asofDaily: pub.board.asof_daily };
+    switch (view) {
+      case "asof":
+        return this.asof(pub, params);
+      case "regime-history": {
+        const book = param(BookParam, params, "book");
+        const days = param(DaysParam, params, "days") ?? DEFAULT_DAYS["regime-history"];
+        const books: BookCode[] = book ? [book] : [...pub.board.book_order];
+        const { sessions, changes } = await this.reads.verdictChanges(books, days, at);
+        const content = { product: PRODUCT, books, days, first_session: sessions[0] ?? null, last_session: sessions.at(-1) ?? null, changes };
+        return publish(pub.board, content, RegimeHistoryView);
+      }
+      case "name-history": {
+        const syms = param(SymList, params, "sym");
+        if (!syms) throw BusError.worded("invalid_query", "Query parameter 'sym': is required.", "sym");
+        const days = param(DaysParam, params, "days") ?? DEFAULT_DAYS["name-history"];
+        const known = new Set(pub.board.names.map((n) => n.sym));
+        const unknown = syms.filter((s) => !known.has(s));
+        if (unknown.length > 0) throw BusError.worded("invalid_query", `Query parameter 'sym': not on the board: ${unknown.join(", ")}. The symbol directory is at /api/board/symbols.`, "sym");
+        const names = await this.reads.nameSessions(syms, days, at);
+        return publish(pub.board, { product: PRODUCT, days, names }, NameHistoryView);
+      }
+      case "changes": {
+        const since = param(BoardHashParam, params, "since");
+        if (!since) throw BusError.worded("invalid_query", "Query parameter 'since': is required.", "since");
+        const got = await this.reads.changesSince(since, at);
+        if ("reason" in got) {
+          const oldest = got.oldest ? ` The oldest board accepted is ${got.oldest.content_hash} (${got.oldest.computed_at}).` : "";
+          if (got.reason === "board_too_old") throw BusError.worded("board_too_old", `That board is older than the boards kept for comparison.${oldest}`, "since");
+          if (got.reason === "board_too_new") throw BusError.worded("board_unknown", "That board is newer than the board this read is cut at.", "since");
+          throw BusError.worded("board_unknown", `No committed board has that content or snapshot hash.${oldest}`, "since");
+        }
+        return publish(pub.board, { product: PRODUCT, ...got }, ChangesView);
+      }
+      default:
+        throw new BusError("not_implemented", 501, `view ${view} is not a history read`);
+    }
+  }
+
+  private async asof(pub: Publication, params: Record<string, string>): Promise<PublishedView> {
+    const date = param(DateParam, params, "date");
+    if (!date) throw BusError.worded("invalid_query", "Query parameter 'date': is required (YYYY-MM-DD).", "date");
+    const dated = await this.reads.datedBoard(date);
+    if (!dated.found) {
+      const nearest = [dated.before, dated.after].filter((d) => d !== null).join(" and ");
+      throw BusError.worded("session_not_committed", `No board of ${date} is committed.${nearest ? ` Nearest committed sessions: ${nearest}.` : " No board is committed yet."}`, "date");
+    }
+    const kept = this.dated.get(dated.snapshotHash);
+    // Cut from the read's board (its freshness and receipt), with the dated board's bytes.
+    if (kept && kept.computedAt === pub.board.computed_at) {
+      this.dated.delete(dated.snapshotHash);
+      this.dated.set(dated.snapshotHash, kept);
+      return kept;
+    }
+    const stored = await this.store.byHash(dated.snapshotHash);
+    const commitment = await this.store.commitmentOf(dated.snapshotHash);
+    if (!stored || !commitment) throw new Error(`session ${date}'s board ${dated.snapshotHash} is not stored with its commitment`);
+    const view = publish(pub.board, { product: PRODUCT, date, commitment: commitmentOf(commitment), board: stored.board }, AsofView);
+    this.dated.set(dated.snapshotHash, view);
+    for (const key of this.dated.keys()) if (this.dated.size > DATED_KEPT) this.dated.delete(key);
+    return view;
+  }
+}
