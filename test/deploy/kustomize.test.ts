@@ -1,6 +1,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { BOARD_EVENTS_PATH } from "@board/proto";
 import { beforeAll, describe, expect, test } from "vitest";
+import { GatewayEnv } from "../../services/gateway/src/env.js";
 import { configIssues, SECRET_STAND_INS, SECRET_VARIABLE } from "./env-schemas.js";
 import {
   allowsPod,
@@ -202,7 +204,7 @@ describe.each(OVERLAYS)("kustomize overlay %s", (overlay) => {
     expect(problems).toEqual([]);
   });
 
-  test("only the gateway is exposed: one Service and one Ingress, no LoadBalancer or NodePort", () => {
+  test("only the gateway is exposed: one Service and its Ingresses, no LoadBalancer or NodePort", () => {
     const services = ofKind(objects(), "Service");
     for (const s of services) {
       const spec = obj(s.spec, "service spec");
@@ -216,9 +218,29 @@ describe.each(OVERLAYS)("kustomize overlay %s", (overlay) => {
     });
     expect(fronted).toEqual(["gateway"]);
     const ingresses = ofKind(objects(), "Ingress");
-    expect(ingresses.map(nameOf)).toEqual(["gateway"]);
+    expect(ingresses.map(nameOf).sort()).toEqual(["gateway", "gateway-events"]);
     const backends = JSON.stringify(ingresses).match(/"service":\{"name":"([^"]+)"/g) ?? [];
     expect(new Set(backends)).toEqual(new Set(['"service":{"name":"gateway"']));
+  });
+
+  test("the event stream's Ingress: its one path, the gateway's hosts and TLS, and nginx held open past the heartbeat, unbuffered", () => {
+    const main = named(objects(), "Ingress", "gateway")!;
+    const events = named(objects(), "Ingress", "gateway-events")!;
+    const spec = (o: Obj) => obj(o.spec, "ingress spec");
+    const paths = arr(spec(events).rules, "rules").flatMap((r) => arr(obj(obj(r, "rule").http, "http").paths, "paths").map((p) => obj(p, "path")));
+    expect(paths.map((p) => `${String(p.pathType)} ${String(p.path)}`)).toEqual([`Exact ${BOARD_EVENTS_PATH}`]);
+    const hosts = (o: Obj) => arr(spec(o).rules, "rules").map((r) => obj(r, "rule").host);
+    expect(hosts(events)).toEqual(hosts(main));
+    expect(spec(events).tls).toEqual(spec(main).tls);
+    expect(spec(events).ingressClassName).toBe(spec(main).ingressClassName);
+    const notes = obj(obj(events.metadata, "metadata").annotations, "annotations");
+    expect(notes["nginx.ingress.kubernetes.io/proxy-buffering"]).toBe("off");
+    // The gateway's heartbeat, as its configuration sets it (or its env.ts default).
+    const config = Object.fromEntries(readFileSync(path.join(root, "deploy/k8s/base/gateway/config.env"), "utf8").split("\n").filter((l) => /^\w+=/.test(l)).map((l) => l.split("=", 2) as [string, string]));
+    const heartbeat = GatewayEnv.parse({ ...config, NATS_NKEY_SEED: SECRET_STAND_INS["NATS_NKEY_SEED"] }).EVENTS_HEARTBEAT_SECONDS;
+    for (const timeout of ["proxy-read-timeout", "proxy-send-timeout"]) expect(Number(notes[`nginx.ingress.kubernetes.io/${timeout}`]), timeout).toBeGreaterThanOrEqual(10 * heartbeat);
+    // The rest of the API keeps the controller's defaults.
+    expect(obj(main.metadata, "metadata").annotations).toBeUndefined();
   });
 
   test("the gateway and board autoscale (autoscaling/v2); the HPA owns their replica count", () => {
