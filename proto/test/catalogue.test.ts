@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ROUTE_BY_PATH, ROUTES, viewFor } from "../src/routes/catalogue.js";
+import { neededParams, ROUTE_BY_PATH, ROUTES, viewFor } from "../src/routes/catalogue.js";
 
 const SPEC_PAID: Record<string, number> = {
   "/api/board/agent": 250000,
@@ -54,6 +54,12 @@ describe("route catalogue", () => {
     expect(asof.query.safeParse({}).success).toBe(false);
     expect(asof.query.safeParse({ date: "2026-11-20", sample: "1" }).success).toBe(false);
     expect(asof.query.safeParse({ date: "20261120" }).success).toBe(false);
+  });
+  it("names the parameters a request needs: the required ones, or the paid one of asof's two", () => {
+    expect(neededParams(ROUTE_BY_PATH.get("/api/board/name")!)).toEqual(["sym"]);
+    expect(neededParams(ROUTE_BY_PATH.get("/api/board/agent")!)).toEqual([]);
+    expect(neededParams(ROUTE_BY_PATH.get("/api/board/asof")!)).toEqual(["date"]);
+    expect(neededParams(ROUTE_BY_PATH.get("/api/board/regime/history")!)).toEqual([]);
   });
   it("bounds the history reads' parameters", () => {
     const names = ROUTE_BY_PATH.get("/api/board/name/history")!;

@@ -4,21 +4,16 @@ import { Lane } from "./book.js";
 import { BookCode, IsoDate, IsoDateTime, Percentile, PRODUCT, Score, Symbol } from "./common.js";
 import { FreshnessBlock } from "./freshness.js";
 import { EntryState, HoldLabel, Light, Trigger } from "./name-record.js";
-import { Commitment, Hex64 } from "./proof-views.js";
-import { RegimeVerdictCode } from "./regime.js";
+import { Commitment } from "./proof-views.js";
+import { RegimeVerdict, RegimeVerdictCode } from "./regime.js";
 
 /** The most sessions a history read reaches back. */
 export const HISTORY_MAX_SESSIONS = 250;
 /** The most names one name-history read takes. */
 export const HISTORY_MAX_NAMES = 10;
 
-/** A committed board as the history reads name it. */
-export const BoardRef = z.object({
-  seq: z.number().int().min(1),
-  content_hash: Hex64,
-  asof_daily: IsoDate,
-  computed_at: IsoDateTime,
-});
+/** A committed board as the history reads name it: the fields of its commitment that say which. */
+export const BoardRef = Commitment.pick({ seq: true, content_hash: true, asof_daily: true, computed_at: true });
 export type BoardRef = z.infer<typeof BoardRef>;
 
 /** /api/board/asof?date=: the last committed board of a session, with the commitment that proves it. */
@@ -32,13 +27,7 @@ export const AsofView = z.object({
 export type AsofView = z.infer<typeof AsofView>;
 
 /** What decided a verdict: the breadth and index figures of the board that changed it. */
-export const VerdictFigures = z.object({
-  index_sym: Symbol,
-  index_above_sma50: z.boolean(),
-  index_above_sma200: z.boolean(),
-  breadth_50: z.number().min(0).max(100),
-  breadth_200: z.number().min(0).max(100),
-});
+export const VerdictFigures = RegimeVerdict.pick({ index_sym: true, index_above_sma50: true, index_above_sma200: true, breadth_50: true, breadth_200: true });
 export type VerdictFigures = z.infer<typeof VerdictFigures>;
 
 /** One change of a book's verdict between two consecutive committed boards. */

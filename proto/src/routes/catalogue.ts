@@ -180,6 +180,18 @@ export const ROUTE_BY_PATH: ReadonlyMap<string, Route> = new Map(ROUTES.map((r) 
 
 export const PAID_ROUTES = ROUTES.filter((r) => r.kind === "paid");
 
+/**
+ * The parameters a request of the route must carry: its required ones, or, where the route
+ * takes one of several optional ones instead (asof's date, or sample=1), those but the free
+ * variant's, so an example of it sells the paid read.
+ */
+export function neededParams(route: Route): string[] {
+  const fields = Object.entries(route.query.shape) as [string, z.ZodType][];
+  const required = fields.filter(([, field]) => !field.safeParse(undefined).success).map(([name]) => name);
+  if (required.length > 0 || route.query.safeParse({}).success) return required;
+  return fields.map(([name]) => name).filter((name) => name !== route.freeVariant?.param);
+}
+
 /** The view a request is served from: the free variant when its query asks for it. */
 export function viewFor(route: Route, query: Record<string, unknown>): { view: ViewName | null; free: boolean } {
   const v = route.freeVariant;

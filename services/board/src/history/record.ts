@@ -1,4 +1,4 @@
-import type { BoardContent, BookCode, VerdictFigures } from "@board/proto";
+import { VerdictFigures, type BoardContent, type BookCode } from "@board/proto";
 import { desc, lt, sql } from "drizzle-orm";
 import { changeBases, dailyMarks, nameSessions, verdictChanges } from "../db/schema.js";
 import type { Tx } from "../proof/chain.js";
@@ -34,13 +34,8 @@ export async function recordHistory(tx: Tx, commit: { seq: number; contentHash: 
       await tx.insert(verdictChanges).values(
         changed.map((code: BookCode) => {
           const regime = board.books[code]!.regime;
-          const figures: VerdictFigures = {
-            index_sym: regime.index_sym,
-            index_above_sma50: regime.index_above_sma50,
-            index_above_sma200: regime.index_above_sma200,
-            breadth_50: regime.breadth_50,
-            breadth_200: regime.breadth_200,
-          };
+          // The schema keeps only the figures' fields (a verdict changes a few times a week).
+          const figures = VerdictFigures.parse(regime);
           return { seq: commit.seq, book: code, asofDaily: board.asof_daily, computedAt, fromVerdict: before[code]!, toVerdict: regime.verdict, figures };
         }),
       );

@@ -5,6 +5,7 @@ import {
   FREE_DAILY_LIMIT,
   FREE_KEY_IDLE_DAYS,
   MCP_TOOLS,
+  neededParams,
   PAID_ROUTES,
   ROUTE_BY_PATH,
   ROUTES,
@@ -37,20 +38,13 @@ import {
 /** Example values of required query parameters that have no single allowed value. */
 const EXAMPLES: Record<string, string> = { sym: "AAPL,MSFT", address: "<ADDRESS>", chain: "eip155:8453", date: "<YYYY-MM-DD>", since: "<CONTENT_HASH>" };
 
-/**
- * A route's URL with its required parameters filled in (name?sym=AAPL,MSFT), and where the route
- * needs one of its optional ones (asof's date, or sample=1 for its free variant), those with an
- * example, never the free variant's.
- */
+/** A route's URL with the parameters it needs (neededParams) filled in: name?sym=AAPL,MSFT, asof?date=<YYYY-MM-DD>. */
 function exampleUrl(origin: string, route: Route): string {
-  const query: string[] = [];
-  const needsOptional = !route.query.safeParse({}).success && Object.values(route.query.shape).every((f) => (f as z.ZodType).safeParse(undefined).success);
-  for (const [param, field] of Object.entries(route.query.shape) as [string, z.ZodType][]) {
-    const wanted = needsOptional && param !== route.freeVariant?.param && EXAMPLES[param] !== undefined;
-    if (field.safeParse(undefined).success && !wanted) continue;
-    const schema = inlineSchema(field, "output");
-    query.push(`${param}=${typeof schema["const"] === "string" ? schema["const"] : (EXAMPLES[param] ?? `<${param}>`)}`);
-  }
+  const shape = route.query.shape as Record<string, z.ZodType>;
+  const query = neededParams(route).map((param) => {
+    const schema = inlineSchema(shape[param]!, "output");
+    return `${param}=${typeof schema["const"] === "string" ? schema["const"] : (EXAMPLES[param] ?? `<${param}>`)}`;
+  });
   return `${origin}${route.path}${query.length > 0 ? `?${query.join("&")}` : ""}`;
 }
 

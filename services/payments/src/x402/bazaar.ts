@@ -1,4 +1,4 @@
-import { MCP_TOOL_BY_NAME, ROUTE_BY_PATH, VIEW_SCHEMAS, type McpTool, type Route } from "@board/proto";
+import { MCP_TOOL_BY_NAME, neededParams, ROUTE_BY_PATH, VIEW_SCHEMAS, type McpTool, type Route } from "@board/proto";
 import {
   BAZAAR,
   bazaarResourceServerExtension,
@@ -110,30 +110,18 @@ function output(route: Route, base: URL): { example: unknown; schema: JsonSchema
   return { example: shapeExample(schema), schema };
 }
 
-/**
- * The example query of a route: its required parameters (an optional one, such as preview=1, may
- * change what is sold), and where the route needs one of its optional ones (asof's date, which
- * sample=1 may stand in for, free), the optional ones with an example, never the free variant's.
- */
-function queryExample(route: Route, inputSchema: JsonSchema): Record<string, string> {
-  const example = requiredExample(route, inputSchema);
-  if (route.query.safeParse(example).success) return example;
-  const optional = Object.keys(route.query.shape).filter((p) => !(p in example) && p !== route.freeVariant?.param && QUERY_EXAMPLES[p] !== undefined);
-  const fuller = { ...example, ...Object.fromEntries(optional.map((p) => [p, QUERY_EXAMPLES[p]!])) };
-  const parsed = route.query.safeParse(fuller);
-  if (!parsed.success) throw new Error(`${route.path}: the example query does not parse: ${parsed.error.message}`);
-  return fuller;
-}
-
-function requiredExample(route: Route, inputSchema: JsonSchema): Record<string, string> {
-  const required = Array.isArray(inputSchema["required"]) ? (inputSchema["required"] as string[]) : [];
-  return Object.fromEntries(
-    required.map((param) => {
+/** The example query of a route: the parameters it needs to sell its paid read (neededParams), never an optional one such as preview=1 that may change what is sold. */
+function queryExample(route: Route): Record<string, string> {
+  const example = Object.fromEntries(
+    neededParams(route).map((param) => {
       const value = QUERY_EXAMPLES[param];
-      if (value === undefined) throw new Error(`${route.path}: no example value for its required query parameter ${param}`);
+      if (value === undefined) throw new Error(`${route.path}: no example value for its query parameter ${param}`);
       return [param, value];
     }),
   );
+  const parsed = route.query.safeParse(example);
+  if (!parsed.success) throw new Error(`${route.path}: the example query does not parse: ${parsed.error.message}`);
+  return example;
 }
 
 /** The extension's own check; a declaration that fails it is a bug here, not a client's problem. */
@@ -160,7 +148,7 @@ function deepFreeze<T>(value: T): T {
 export function buildRouteDeclaration(route: Route, base: URL): DiscoveryExtension {
   if (route.kind !== "paid") throw new Error(`${route.path} is not a paid route`);
   const inputSchema = jsonSchema(route.query, "input");
-  const declared = declareDiscoveryExtension({ input: queryExample(route, inputSchema), inputSchema, output: output(route, base) })[BAZAAR.key];
+  const declared = declareDiscoveryExtension({ input: queryExample(route), inputSchema, output: output(route, base) })[BAZAAR.key];
   const context = { method: "GET", path: route.path, adapter: { getPath: () => route.path } };
   const enriched = bazaarResourceServerExtension.enrichDeclaration?.(declared, context) as DiscoveryExtension | undefined;
   if (!enriched) throw new Error("@x402/extensions' bazaar server extension no longer enriches declarations");
