@@ -98,6 +98,18 @@ async function traced<T>(nc: NatsConnection, ep: BusEndpoint, req: unknown, opts
   }
 }
 
+/** The body of a worded refusal: { message, param? }; anything else is not one. */
+function wordedOf(data: Uint8Array): { message: string; param?: string } | undefined {
+  if (data.length === 0) return undefined;
+  try {
+    const body = JSON.parse(new TextDecoder().decode(data)) as { message?: unknown; param?: unknown };
+    if (typeof body.message !== "string") return undefined;
+    return { message: body.message, ...(typeof body.param === "string" && { param: body.param }) };
+  } catch {
+    return undefined;
+  }
+}
+
 async function send(nc: NatsConnection, ep: BusEndpoint, data: unknown, timeout: number, headers: MsgHdrs | undefined): Promise<Msg> {
   const msg = await replyMuxOf(nc).request(ep.subject, encoder.encode(JSON.stringify(data)), timeout, headers);
   const status = msg.headers?.get(BUS_ERROR_HEADERS.code);
@@ -105,9 +117,9 @@ async function send(nc: NatsConnection, ep: BusEndpoint, data: unknown, timeout:
     const reason = ErrorCode.safeParse(msg.headers?.get(BUS_ERROR_HEADERS.reason));
     const code = Number(status);
     const valid = Number.isInteger(code) && code >= 400 && code <= 599;
-    // A worded refusal carries its client-facing message as the reply's body.
-    const worded = msg.data.length > 0 ? new TextDecoder().decode(msg.data) : undefined;
-    throw new BusError(reason.success ? reason.data : "upstream_error", valid ? code : 502, worded ?? `${ep.subject} answered ${status}`, undefined, worded !== undefined);
+    // A worded refusal carries its client-facing message (and the parameter at fault) as the reply's body.
+    const worded = wordedOf(msg.data);
+    throw new BusError(reason.success ? reason.data : "upstream_error", valid ? code : 502, worded?.message ?? `${ep.subject} answered ${status}`, worded?.param, worded !== undefined);
   }
   return msg;
 }

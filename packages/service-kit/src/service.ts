@@ -134,7 +134,7 @@ async function handle(b: Binding, msg: ServiceMsg, opts: ServiceOptions, span: S
   } catch (e) {
     if (isBusError(e)) {
       outcome = e.code;
-      msg.respondError(e.status, e.code, e.worded ? encoder.encode(e.message) : undefined);
+      msg.respondError(e.status, e.code, e.worded ? encoder.encode(JSON.stringify({ message: e.message, ...(e.param !== undefined && { param: e.param }) })) : undefined);
       markFailure(span, e.code, e.status);
     } else if (isDatabaseUnavailable(e)) {
       // The database is away, not the request at fault: 503, so the caller retries (nothing was done).

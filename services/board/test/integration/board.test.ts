@@ -168,6 +168,7 @@ describe("board service", () => {
     await expect(read("asof", { params: { date: "2026-11-18" } })).rejects.toMatchObject({
       status: 404,
       code: "session_not_committed",
+      param: "date",
       message: "No board of 2026-11-18 is committed. Nearest committed sessions: 2026-11-19.",
     });
     await expect(read("asof", { params: { date: "2026-11-21" } })).rejects.toMatchObject({ status: 404, message: expect.stringContaining("2026-11-20") });

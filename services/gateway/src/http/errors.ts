@@ -24,10 +24,6 @@ export interface UpstreamFailure {
   param?: string;
 }
 
-/** The parameter a worded refusal is about: only code and message cross the bus, so it is named by the code or the message's start. */
-const paramOf = (code: ErrorCode, message: string): string | undefined =>
-  code === "session_not_committed" ? "date" : code === "board_unknown" || code === "board_too_old" ? "since" : /^Query parameter '([^']+)'/.exec(message)?.[1];
-
 /**
  * Its 4xx as is; 503 and 504 as such (worth a retry); any other 5xx as 502 with no detail
  * of ours.
@@ -37,10 +33,7 @@ export function upstreamFailure(err: unknown): UpstreamFailure {
     const code = ErrorCode.safeParse(err.code);
     if (err.status >= 400 && err.status < 500 && code.success) {
       // A refusal the service worded for the client (a history read's nearest sessions, the oldest board kept): passed on as written.
-      if (err.worded) {
-        const param = err.param ?? paramOf(code.data, err.message);
-        return { code: code.data, message: err.message, status: err.status, ...(param !== undefined && { param }) };
-      }
+      if (err.worded) return { code: code.data, message: err.message, status: err.status, ...(err.param !== undefined && { param: err.param }) };
       return { code: code.data, message: messageFor(code.data), status: err.status };
     }
     if (err.status === 503) {
