@@ -214,23 +214,29 @@ describe("OAuth client credentials", () => {
     }
   });
 
-  it("has RFC 8414 and RFC 9728 metadata, no OpenID configuration, and an authorize endpoint that always refuses", async () => {
+  it("has RFC 8414 and RFC 9728 metadata and no OpenID configuration", async () => {
     const as = (await (await fetch(`${stack.base}/.well-known/oauth-authorization-server`)).json()) as Record<string, unknown>;
     expect(as).toMatchObject({
       issuer: stack.base,
+      authorization_endpoint: `${stack.base}/oauth/authorize`,
       token_endpoint: `${stack.base}/oauth/token`,
+      registration_endpoint: `${stack.base}/oauth/register`,
       jwks_uri: `${stack.base}/oauth/jwks`,
-      grant_types_supported: ["client_credentials"],
-      token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+      grant_types_supported: ["client_credentials", "authorization_code", "refresh_token"],
+      response_types_supported: ["code"],
+      code_challenge_methods_supported: ["S256"],
+      token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post", "none"],
+      authorization_response_iss_parameter_supported: true,
     });
-    expect(as.authorization_endpoint).toBeUndefined();
     const pr = (await (await fetch(`${stack.base}/.well-known/oauth-protected-resource`)).json()) as Record<string, unknown>;
     expect(pr).toMatchObject({ resource: stack.base, authorization_servers: [stack.base], bearer_methods_supported: ["header"] });
+    const mcp = (await (await fetch(`${stack.base}/.well-known/oauth-protected-resource/mcp/live`)).json()) as Record<string, unknown>;
+    expect(mcp).toMatchObject({ resource: `${stack.base}/mcp/live`, authorization_servers: [stack.base], scopes_supported: ["board:live"], bearer_methods_supported: ["header"] });
     expect((await fetch(`${stack.base}/.well-known/openid-configuration`)).status).toBe(404);
+    // An authorization request from no registered client is told to the person, never redirected.
     const authorize = await fetch(`${stack.base}/oauth/authorize?response_type=code&client_id=x&redirect_uri=https://evil.example/cb`, { redirect: "manual" });
     expect(authorize.status).toBe(400);
     expect(authorize.headers.get("location")).toBeNull();
-    expect(((await authorize.json()) as { error: string }).error).toBe("unsupported_response_type");
   });
 
   it("a bearer stops with its license", async () => {

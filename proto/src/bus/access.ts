@@ -14,6 +14,7 @@ import {
   identitySignInVerify,
   identityToken,
 } from "./identity.js";
+import { identityAuthorize, identityConsent, identityRegister } from "./oauth.js";
 import {
   BURST_MEMBERS_SUBJECT,
   BURST_TAKE_SUBJECTS,
@@ -83,6 +84,9 @@ export const BUS_GRANTS: Readonly<Record<BusPrincipal, BusGrant>> = {
       identitySignInVerify,
       identityToken,
       identityJwks,
+      identityAuthorize,
+      identityConsent,
+      identityRegister,
       meteringConsume,
       meteringRefund,
       paymentsRequirements,

@@ -13,6 +13,7 @@ import {
   identitySignInVerify,
   identityToken,
 } from "./identity.js";
+import { identityAuthorize, identityConsent, identityRegister } from "./oauth.js";
 import { meteringConsume, meteringReadsServed, meteringRefund } from "./metering.js";
 import { pingEndpoint } from "./ping.js";
 
@@ -32,6 +33,9 @@ export const BUS_ENDPOINTS: readonly BusEndpoint[] = [
   identitySignInVerify,
   identityToken,
   identityJwks,
+  identityAuthorize,
+  identityConsent,
+  identityRegister,
   identityLicenseIssue,
   identityLicenseList,
   identityLicenseCancel,

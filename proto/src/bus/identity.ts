@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { IsoDateTime } from "../records/common.js";
 import { busEndpoint } from "./endpoint.js";
+import { OAuthResource } from "./oauth.js";
 
 /** The tiers a credential can resolve to (SPEC.md 5); anonymous and x402 need no credential. */
 export const CredentialTier = z.enum(["free_key", "wallet", "scanner_license", "live_license", "bearer"]);
@@ -48,7 +49,11 @@ export type Principal = z.infer<typeof Principal>;
 export const CredentialRefusalCode = z.enum(["key_unknown", "key_expired", "license_unknown", "license_lapsed", "token_invalid", "sign_in_invalid", "sign_in_expired"]);
 export type CredentialRefusalCode = z.infer<typeof CredentialRefusalCode>;
 
-export const ResolveRequest = z.object({ credentials: Credentials });
+export const ResolveRequest = z.object({
+  credentials: Credentials,
+  /** The resource a bearer must be for (RFC 8707 audience); absent: the HTTP API. */
+  resource: OAuthResource.optional(),
+});
 export type ResolveRequest = z.infer<typeof ResolveRequest>;
 export const ResolveReply = z.discriminatedUnion("ok", [
   z.object({ ok: z.literal(true), principal: Principal }),
@@ -165,7 +170,7 @@ export const SignInVerifyReply = z.discriminatedUnion("ok", [
 ]);
 export type SignInVerifyReply = z.infer<typeof SignInVerifyReply>;
 
-/** RFC 6749 5.2 error codes of the token endpoint (and unsupported_response_type of /oauth/authorize). */
+/** RFC 6749 5.2 error codes of the token endpoint, and RFC 8707's invalid_target (a resource we do not serve). */
 export const OAuthErrorCode = z.enum([
   "invalid_request",
   "invalid_client",
@@ -173,6 +178,7 @@ export const OAuthErrorCode = z.enum([
   "unauthorized_client",
   "unsupported_grant_type",
   "invalid_scope",
+  "invalid_target",
 ]);
 export type OAuthErrorCode = z.infer<typeof OAuthErrorCode>;
 
@@ -180,6 +186,14 @@ export type OAuthErrorCode = z.infer<typeof OAuthErrorCode>;
 export const TokenRequest = z.object({
   grant_type: z.string().max(200).optional(),
   scope: z.string().max(500).optional(),
+  /** authorization_code: the code, the redirect URI it was asked for, and the PKCE verifier. */
+  code: z.string().max(256).optional(),
+  redirect_uri: z.string().max(2048).optional(),
+  code_verifier: z.string().max(256).optional(),
+  /** refresh_token grant. */
+  refresh_token: z.string().max(256).optional(),
+  /** RFC 8707 resource indicators (the one parameter that may repeat). */
+  resource: z.array(z.string().max(2048)).max(5).optional(),
   /** client_secret_post: both in the form body. */
   form_client_id: z.string().max(256).optional(),
   form_client_secret: z.string().max(256).optional(),
@@ -195,6 +209,8 @@ export const AccessToken = z.object({
   token_type: z.literal("Bearer"),
   expires_in: z.literal(3600),
   scope: z.literal("board:live"),
+  /** Authorization code and refresh grants: the next refresh token (each is good once; see docs/decisions.md). */
+  refresh_token: z.string().optional(),
 });
 export type AccessToken = z.infer<typeof AccessToken>;
 export const TokenReply = z.discriminatedUnion("ok", [

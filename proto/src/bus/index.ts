@@ -5,6 +5,7 @@ export * from "./board-events.js";
 export * from "./catalogue.js";
 export * from "./payments.js";
 export * from "./identity.js";
+export * from "./oauth.js";
 export * from "./metering.js";
 export * from "./view-body.js";
 export * from "./access.js";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MCP_LIVE_PATH } from "../bus/oauth.js";
 import type { ViewName } from "../records/views.js";
 import {
   BoardHashParam,
@@ -169,11 +170,13 @@ export const ROUTES: readonly Route[] = [
     query: z.object({ address: SignInAddressParam, chain: SignInChainParam }),
   },
   other("/api/auth/verify", "auth", ["POST"], "Exchange a signed sign-in message for a wallet-tier key."),
-  other("/oauth/token", "auth", ["POST"], "Client credentials grant: a license key for a bearer token."),
+  other("/oauth/token", "auth", ["POST"], "The token endpoint: client credentials (a license key for a bearer), the authorization code with its PKCE verifier, and refresh tokens (each good once)."),
   other("/oauth/jwks", "auth", ["GET"], "Public keys that verify bearer tokens."),
-  other("/oauth/authorize", "auth", ["GET"], "Always refuses: no interactive grant exists."),
+  other("/oauth/authorize", "auth", ["GET", "POST"], "Authorization code grant with PKCE (S256 only): the consent page, where a license holder enters the license key (POST is its form)."),
+  other("/oauth/register", "auth", ["POST"], "RFC 7591 dynamic client registration: redirect URIs https or loopback."),
   other("/.well-known/oauth-authorization-server", "auth", ["GET"], "RFC 8414 authorization server metadata."),
-  other("/.well-known/oauth-protected-resource", "auth", ["GET"], "RFC 9728 protected resource metadata."),
+  other("/.well-known/oauth-protected-resource", "auth", ["GET"], "RFC 9728 protected resource metadata of the HTTP API."),
+  other(`/.well-known/oauth-protected-resource${MCP_LIVE_PATH}`, "auth", ["GET"], `RFC 9728 protected resource metadata of ${MCP_LIVE_PATH}.`),
 ];
 
 export const ROUTE_BY_PATH: ReadonlyMap<string, Route> = new Map(ROUTES.map((r) => [r.path, r]));

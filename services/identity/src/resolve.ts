@@ -43,7 +43,7 @@ export async function resolveCredentials(deps: ResolveDeps, req: ResolveRequest)
     };
   }
   if (c.bearer !== undefined) {
-    const token = await deps.oauth.verify(c.bearer);
+    const token = await deps.oauth.verify(c.bearer, req.resource);
     if (!token.ok) return refuse("token_invalid", token.message);
     // A token outlives nothing: once its license lapses, the token stops with it.
     const l = await deps.licenses.verifyingById(token.licenseId);

@@ -1,11 +1,14 @@
 import { fileURLToPath } from "node:url";
 import {
+  identityAuthorize,
+  identityConsent,
   identityFreeKey,
   identityJwks,
   identityLicenseCancel,
   identityLicenseIssue,
   identityLicenseList,
   identityLicenseRenew,
+  identityRegister,
   identityResolve,
   identitySignInChallenge,
   identitySignInVerify,
@@ -19,10 +22,17 @@ import { BoardKeys } from "./keys/board-keys.js";
 import { BoardKeyStore } from "./keys/store.js";
 import { Licenses } from "./licenses/licenses.js";
 import { LicenseStore } from "./licenses/store.js";
+import { AuthorizationEndpoint } from "./oauth/authorization.js";
+import { ClientRegistry } from "./oauth/client-registry.js";
+import { CodeGrants } from "./oauth/code-grant.js";
+import { GrantStore } from "./oauth/grant-store.js";
 import { OAuth } from "./oauth/index.js";
+import { answerToken } from "./oauth/token-endpoint.js";
 import { resolveCredentials } from "./resolve.js";
 import { deriveSecrets } from "./secrets.js";
 import { SignIn } from "./sign-in/index.js";
+
+const SWEEP_INTERVAL_MS = 10 * 60_000;
 
 export interface IdentityOptions {
   /** The clock of keys, licenses, sign-in sessions and tokens (tests move it). */
@@ -67,6 +77,17 @@ export async function startIdentity(env: IdentityEnv, opts: IdentityOptions = {}
     const licenses = new Licenses(new LicenseStore(db), now);
     const boardKeys = new BoardKeys(new BoardKeyStore(db), secrets.emailKey, now);
     const resolveDeps = { licenses, boardKeys, oauth, signIn };
+    const clients = new ClientRegistry(db, now);
+    const grants = new GrantStore(db);
+    const authorization = new AuthorizationEndpoint({ clients, grants, licenses, consentKey: secrets.consentKey, issuer, now });
+    const codeGrants = new CodeGrants({ clients, grants, licenses, signer: oauth, issuer, now, log: rt.log });
+    const tokenDeps = { oauth, codeGrants, authenticateLicense: (clientId: string, secret: string) => licenses.authenticate(clientId, secret) };
+    // Spent codes and refresh tokens are forgotten once nothing can present them; every replica sweeps, the deletes are idempotent.
+    const sweep = setInterval(() => {
+      grants.sweep(now()).catch((err: unknown) => rt.log.warn({ err: err instanceof Error ? err.message : String(err) }, "OAuth grant sweep failed"));
+    }, SWEEP_INTERVAL_MS);
+    sweep.unref();
+    rt.lifecycle.onStop("oauth-grant-sweep", () => clearInterval(sweep));
 
     await rt.serve([
       bind(identityResolve, (req) => resolveCredentials(resolveDeps, req)),
@@ -76,7 +97,10 @@ export async function startIdentity(env: IdentityEnv, opts: IdentityOptions = {}
         const result = await signIn.verify(req.payload);
         return result.ok ? boardKeys.issueWallet(result) : ({ ok: false, code: result.code, message: result.message } as const);
       }),
-      bind(identityToken, (req) => oauth.token(req, (clientId, secret) => licenses.authenticate(clientId, secret))),
+      bind(identityToken, (req) => answerToken(tokenDeps, req)),
+      bind(identityAuthorize, (req) => authorization.authorize(req)),
+      bind(identityConsent, (req) => authorization.consent(req)),
+      bind(identityRegister, (req) => clients.register(req.metadata)),
       bind(identityJwks, () => oauth.jwks()),
       bind(identityLicenseIssue, (req) => licenses.issue(req)),
       bind(identityLicenseList, () => licenses.list()),

@@ -11,15 +11,15 @@ function rfc5869(ikm: string, salt: string, info: string): Buffer {
 describe("deriveSecrets", () => {
   const secret = "correct horse battery staple, thirty-two+ characters";
 
-  it("derives three 32-byte HKDF-SHA256 keys with distinct labels", () => {
+  it("derives 32-byte HKDF-SHA256 keys with distinct labels", () => {
     const s = deriveSecrets(secret);
     for (const [name, info] of Object.entries(SECRET_LABELS)) {
       const key = s[name as keyof typeof s];
       expect(key).toHaveLength(32);
       expect(Buffer.from(key).equals(rfc5869(secret, "board.identity.v1", info))).toBe(true);
     }
-    const hex = [s.emailKey, s.nonceKey, s.keyEncryptionKey].map((k) => Buffer.from(k).toString("hex"));
-    expect(new Set(hex).size).toBe(3);
+    const hex = [s.emailKey, s.nonceKey, s.keyEncryptionKey, s.consentKey].map((k) => Buffer.from(k).toString("hex"));
+    expect(new Set(hex).size).toBe(4);
   });
 
   it("is deterministic (every replica agrees) and changes with the secret", () => {

@@ -6,6 +6,7 @@ import {
   FreeKeyRequest,
   JwksReply,
   DidDocument,
+  RegisteredClient,
   SignInChallengeReply,
   SignInPayload,
   SignInVerifyReply,
@@ -21,13 +22,15 @@ import { componentSchemas, protoName, type JsonSchema } from "./schemas.js";
 import { ServerCard } from "./server-card.js";
 import { isFreeTierRoute } from "./terms.js";
 import {
-  AuthorizeRefusal,
+  ClientRegistration,
+  ConsentForm,
   JsonRpcRequest,
   JsonRpcResponse,
   MppProblem,
   OAuthError,
   OfferCatalogue,
   PaymentRequiredBody,
+  RegistrationError,
   TokenForm,
   X402PaymentRequired,
 } from "./wire-schemas.js";
@@ -80,7 +83,8 @@ export function schemaComponents(routes: readonly Route[]): Record<string, JsonS
     ["WalletKeyReply", WalletKeyReply],
     ["AccessToken", AccessToken],
     ["OAuthError", OAuthError],
-    ["AuthorizeRefusal", AuthorizeRefusal],
+    ["RegisteredClient", RegisteredClient],
+    ["RegistrationError", RegistrationError],
     ["JwksReply", JwksReply],
     ["DidDocument", DidDocument],
     ["JsonRpcResponse", JsonRpcResponse],
@@ -92,6 +96,8 @@ export function schemaComponents(routes: readonly Route[]): Record<string, JsonS
     ["FreeKeyRequest", FreeKeyRequest],
     ["SignInPayload", SignInPayload],
     ["TokenForm", TokenForm],
+    ["ConsentForm", ConsentForm],
+    ["ClientRegistration", ClientRegistration],
     ["JsonRpcRequest", JsonRpcRequest],
   ]);
   const output = componentSchemas(out, "output");

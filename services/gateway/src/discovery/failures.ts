@@ -1,4 +1,4 @@
-import { BOARD_EVENTS_PATH, CredentialRefusalCode, ERROR_STATUS, ErrorCode, type Route } from "@board/proto";
+import { BOARD_EVENTS_PATH, CredentialRefusalCode, ERROR_STATUS, ErrorCode, MCP_LIVE_PATH, type Route } from "@board/proto";
 
 /** An error a route can answer with: its reason code and the status it rides on. */
 export interface Failure {
@@ -74,6 +74,9 @@ export function failuresOf(route: Route): Failure[] {
     case "auth":
       return authFailures(route);
     case "mcp":
+      // /mcp/live checks its bearer before any JSON-RPC is read: 401 with the challenge, 403 for a token without the live tier.
+      if (route.path === MCP_LIVE_PATH) return [at("credential_required"), at("token_invalid"), at("forbidden"), ...UPSTREAM, ...OURS];
+      return OURS;
     case "page":
       return OURS;
   }
@@ -92,6 +95,10 @@ function authFailures(route: Route): Failure[] {
     case "/oauth/jwks":
       // The token endpoint's own refusals are RFC 6749 bodies, declared beside these.
       return [...UPSTREAM, ...OURS];
+    case "/oauth/authorize":
+    case "/oauth/register":
+      // Their own refusals are pages (authorize) and RFC 7591 bodies (register), declared beside these; a POST spends the client address's burst.
+      return [at("burst_limited"), ...UPSTREAM, ...OURS];
     default:
       return OURS;
   }

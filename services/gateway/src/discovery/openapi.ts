@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from "@asteasolutions/zod-to-openapi";
-import { DEFAULT_BURST, FREE_DAILY_LIMIT, FREE_KEY_IDLE_DAYS, ROUTES, type Route, type RouteKind } from "@board/proto";
+import { DEFAULT_BURST, FREE_DAILY_LIMIT, FREE_KEY_IDLE_DAYS, MCP_LIVE_PATH, ROUTES, type Route, type RouteKind } from "@board/proto";
 import { schemaComponents } from "./bodies.js";
 import { paymentInfo, x402Info } from "./offers.js";
 import { parameterComponents } from "./parameters.js";
@@ -29,7 +29,7 @@ const TAGS: Record<RouteKind, { name: string; description: string }> = {
   paid: { name: "Paid reads", description: `Sold per read, ${PRICE_RANGE}, over x402 or MPP; a license key or bearer serves them live.` },
   free: { name: "Free reads", description: "Free for everyone; one trading day delayed where they carry scores." },
   live: { name: "Live tier", description: "A live-feed license key (X-License-Key) or a bearer minted from one." },
-  auth: { name: "Keys and tokens", description: "Free keys, wallet sign-in, OAuth client credentials and their metadata." },
+  auth: { name: "Keys and tokens", description: "Free keys, wallet sign-in, OAuth (client credentials; authorization code with PKCE and client registration for applications a license holder signs in to) and their metadata." },
   mcp: { name: "MCP", description: "The MCP server (Streamable HTTP)." },
   discovery: { name: "Discovery", description: "Machine-readable descriptions of the service." },
   page: { name: "Pages", description: "Pages for people." },
@@ -44,7 +44,7 @@ function security(route: Route): Record<string, string[]>[] {
     case "live":
       return each(schemesFor(route));
     case "mcp":
-      return [{}, { licenseKey: [] }];
+      return route.path === MCP_LIVE_PATH ? [{ bearer: [] }] : [{}, { licenseKey: [] }];
     default:
       return route.path === "/oauth/token" ? [{}, { oauthClient: [] }] : [];
   }

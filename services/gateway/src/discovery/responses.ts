@@ -1,9 +1,9 @@
 import { STATUS_CODES } from "node:http";
 import type { RouteConfig, ZodRequestBody } from "@asteasolutions/zod-to-openapi";
-import { BOARD_EVENTS_PATH, EVENT_STREAM_DEFAULTS, FRESHNESS_HEADERS, type ErrorCode, type Route } from "@board/proto";
+import { BOARD_EVENTS_PATH, EVENT_STREAM_DEFAULTS, FRESHNESS_HEADERS, MCP_LIVE_PATH, type ErrorCode, type Route } from "@board/proto";
 import { CORS_EXPOSED_HEADERS } from "../http/cors.js";
 import { RESPONSE_HEADERS } from "../http/headers.js";
-import { authorizationServerMetadata, protectedResourceMetadata } from "../http/oauth.js";
+import { authorizationServerMetadata, protectedResourceMetadata, protectedResourceMetadataPath } from "../http/oauth.js";
 import { API_CATALOG_TYPE, SERVER_CARD_TYPE } from "./api-catalog.js";
 import { readBody } from "./bodies.js";
 import { byStatus, failuresOf } from "./failures.js";
@@ -121,7 +121,7 @@ function routeSuccessResponses(route: Route, method: Method, base: URL): Respons
     case "discovery":
       return discoveryResponses(route, method);
     case "auth":
-      return authResponses(route, base);
+      return authResponses(route, method, base);
   }
 }
 
@@ -198,7 +198,7 @@ function mcpResponses(): Responses {
   };
 }
 
-function authResponses(route: Route, base: URL): Responses {
+function authResponses(route: Route, method: Method, base: URL): Responses {
   const noStore = headers("Cache-Control");
   switch (route.path) {
     case "/api/key":
@@ -209,8 +209,15 @@ function authResponses(route: Route, base: URL): Responses {
       return { "201": { description: "A wallet-tier key for X-Board-Key: the address's daily reads, shared with its sign-in sessions.", headers: noStore, content: json(ref("schemas", "WalletKeyReply")) } };
     case "/oauth/token":
       return {
-        "200": { description: "A bearer token for the live tier.", headers: noStore, content: json(ref("schemas", "AccessToken")) },
-        "400": { description: "RFC 6749 5.2 error: invalid_request, invalid_grant, unsupported_grant_type, invalid_scope or unauthorized_client.", content: json(ref("schemas", "OAuthError")) },
+        "200": {
+          description: "A bearer token for the live tier; with a refresh_token on the code and refresh grants (use it once: the answer carries the next one).",
+          headers: noStore,
+          content: json(ref("schemas", "AccessToken")),
+        },
+        "400": {
+          description: "RFC 6749 5.2 error: invalid_request, invalid_grant, unsupported_grant_type, invalid_scope or unauthorized_client; RFC 8707 invalid_target for a resource not served or not authorized.",
+          content: json(ref("schemas", "OAuthError")),
+        },
         "401": {
           description: "RFC 6749 5.2 invalid_client: the client id or license key is not valid (WWW-Authenticate: Basic when the client used Basic).",
           content: json(ref("schemas", "OAuthError")),
@@ -218,14 +225,37 @@ function authResponses(route: Route, base: URL): Responses {
       };
     case "/oauth/jwks":
       return { "200": { description: "The public keys that verify bearer tokens, a successor included before it signs.", headers: noStore, content: json(ref("schemas", "JwksReply")) } };
-    case "/oauth/authorize":
-      return { "400": { description: "Always refused: no interactive grant exists (RFC 6749 unsupported_response_type).", content: json(ref("schemas", "AuthorizeRefusal")) } };
+    case "/oauth/authorize": {
+      const page = content({ "text/html": { type: "string" } });
+      const redirect = {
+        description:
+          "To the client's redirect URI with code (or error and error_description), state and iss (RFC 9207). Errors go there only once the client and its registered redirect URI are known.",
+        headers: headers("Location", "Cache-Control"),
+      };
+      return method === "post"
+        ? {
+            "302": redirect,
+            "400": { description: "The form again with what was wrong (the license key does not prove a license for what was asked), or, for a form that is incomplete, expired or not ours, a page saying so.", content: page },
+            "403": { description: "A form posted from another site (Origin or Sec-Fetch-Site) is refused.", content: page },
+          }
+        : {
+            "200": { description: "The consent page: who asks, for what, and a form for the license key (POST /oauth/authorize).", content: page },
+            "302": redirect,
+            "400": { description: "The client or redirect URI cannot be trusted (unknown client_id, redirect_uri not registered, repeated parameter): a page says so and nothing is redirected.", content: page },
+          };
+    }
+    case "/oauth/register":
+      return {
+        "201": { description: "The client as registered (RFC 7591 3.2.1); a confidential client's secret is shown here once.", headers: noStore, content: json(ref("schemas", "RegisteredClient")) },
+        "400": { description: "RFC 7591 3.2.2: invalid_redirect_uri or invalid_client_metadata.", content: json(ref("schemas", "RegistrationError")) },
+      };
     case "/.well-known/oauth-authorization-server": {
       const example = authorizationServerMetadata(base);
       return { "200": { description: route.summary, headers: noStore, content: content({ "application/json": schemaOfValue(example) }, { example }) } };
     }
-    case "/.well-known/oauth-protected-resource": {
-      const example = protectedResourceMetadata(base);
+    case protectedResourceMetadataPath("api"):
+    case protectedResourceMetadataPath("mcp_live"): {
+      const example = protectedResourceMetadata(base, route.path === protectedResourceMetadataPath("mcp_live") ? "mcp_live" : "api");
       return { "200": { description: route.summary, headers: noStore, content: content({ "application/json": schemaOfValue(example) }, { example }) } };
     }
     default:
@@ -242,7 +272,12 @@ export function requestBody(route: Route): ZodRequestBody | undefined {
       return { required: true, description: "The signed sign-in: the challenge's fields plus address, chainId, type and signature (the JSON SIGN-IN-WITH-X carries in base64).", content: json(ref("schemas", "SignInPayload")) };
     case "/oauth/token":
       return { required: true, content: content({ "application/x-www-form-urlencoded": ref("schemas", "TokenForm") }) };
+    case "/oauth/authorize":
+      return { required: true, content: content({ "application/x-www-form-urlencoded": ref("schemas", "ConsentForm") }) };
+    case "/oauth/register":
+      return { required: true, content: json(ref("schemas", "ClientRegistration")) };
     case "/mcp":
+    case MCP_LIVE_PATH:
       return {
         required: true,
         description: "A JSON-RPC message (Streamable HTTP, stateless). Send Accept: application/json, text/event-stream.",

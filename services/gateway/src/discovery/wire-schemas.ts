@@ -1,4 +1,4 @@
-import { ErrorCode, OAuthErrorCode, Rail, Tier } from "@board/proto";
+import { ErrorCode, OAuthErrorCode, Rail, RegistrationErrorCode, Tier } from "@board/proto";
 import { z } from "zod";
 
 /**
@@ -94,19 +94,46 @@ export const OfferCatalogue = z.looseObject({
   ),
 });
 
-/** POST /oauth/token's form (RFC 6749 4.4); the client may authenticate with Authorization: Basic instead of the two client fields. */
+/**
+ * POST /oauth/token's form: client credentials (RFC 6749 4.4), the authorization code (4.1.3,
+ * with RFC 7636's verifier) or a refresh token (6). A client may authenticate with
+ * Authorization: Basic instead of the client fields.
+ */
 export const TokenForm = z.object({
-  grant_type: z.literal("client_credentials"),
-  client_id: z.string().max(256).optional().describe("The license's client id (or use Authorization: Basic)."),
-  client_secret: z.string().max(256).optional().describe("The license key (or use Authorization: Basic)."),
+  grant_type: z.enum(["client_credentials", "authorization_code", "refresh_token"]),
+  client_id: z.string().max(256).optional().describe("The license's client id (client credentials) or the registered client's id (or use Authorization: Basic)."),
+  client_secret: z.string().max(256).optional().describe("The license key (client credentials), or a confidential registered client's secret (or use Authorization: Basic)."),
   scope: z.string().max(500).optional().describe("board:live, the only scope."),
+  code: z.string().max(256).optional().describe("authorization_code: the code from the redirect (single use, one minute)."),
+  redirect_uri: z.string().max(2048).optional().describe("authorization_code: the redirect URI the authorization request named."),
+  code_verifier: z.string().max(256).optional().describe("authorization_code: the PKCE verifier whose S256 is the code_challenge."),
+  refresh_token: z.string().max(256).optional().describe("refresh_token: the latest refresh token (each is good once; a used one presented again revokes the sign-in)."),
+  resource: z.string().max(2048).optional().describe("RFC 8707 resource indicator (may repeat): one of the resources authorized; the token's audience."),
 });
 
-/** RFC 6749 5.2. */
+/** RFC 6749 5.2 (with RFC 8707's invalid_target). */
 export const OAuthError = z.looseObject({ error: OAuthErrorCode, error_description: z.string() });
 
-/** GET /oauth/authorize: no interactive grant exists. */
-export const AuthorizeRefusal = z.looseObject({ error: z.literal("unsupported_response_type"), error_description: z.string() });
+/** POST /oauth/authorize: the consent page's form. */
+export const ConsentForm = z.object({
+  request: z.string().max(8192).describe("The consent page's hidden field: the authorization request as checked, sealed by the server."),
+  decision: z.enum(["approve", "deny"]),
+  license_key: z.string().max(256).optional().describe("The license key, typed by its holder (approve). Never put it in a URL."),
+});
+
+/** POST /oauth/register's body (RFC 7591 2): what is read; other members are accepted and not kept. */
+export const ClientRegistration = z.looseObject({
+  redirect_uris: z.array(z.string().max(2048)).min(1).max(10).describe("https, or http on 127.0.0.1, [::1] or localhost (any port at authorization)."),
+  token_endpoint_auth_method: z.enum(["none", "client_secret_basic", "client_secret_post"]).optional().describe("Default client_secret_basic (a secret is issued); none for a public client."),
+  grant_types: z.array(z.enum(["authorization_code", "refresh_token"])).optional().describe("Default [authorization_code]; add refresh_token to get refresh tokens."),
+  response_types: z.array(z.literal("code")).optional(),
+  client_name: z.string().max(100).optional().describe("Shown on the consent page as the client's own claim."),
+  client_uri: z.url().optional(),
+  scope: z.string().max(500).optional(),
+});
+
+/** RFC 7591 3.2.2. */
+export const RegistrationError = z.looseObject({ error: RegistrationErrorCode, error_description: z.string() });
 
 const JsonRpcId = z.union([z.string(), z.number().int()]);
 

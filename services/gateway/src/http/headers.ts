@@ -61,7 +61,11 @@ export const RESPONSE_HEADERS = {
     description: 'The MPP challenge: Payment id=..., realm=..., method="usdc", intent="charge", request=... (present when MPP is offered).',
     schema: { type: "string" },
   },
-  "WWW-Authenticate.Bearer": { description: "RFC 6750 challenge naming /.well-known/oauth-protected-resource.", schema: { type: "string" } },
+  "WWW-Authenticate.Bearer": {
+    description: "RFC 6750 challenge naming the resource's RFC 9728 metadata: /.well-known/oauth-protected-resource, or /.well-known/oauth-protected-resource/mcp/live on /mcp/live.",
+    schema: { type: "string" },
+  },
+  Location: { description: "Where the sign-in sends the browser next: the client's redirect URI with the code or the error, state and iss.", schema: { type: "string", format: "uri" } },
   "PAYMENT-RESPONSE": { description: "Base64 x402 settlement receipt (transaction, network, payer), on reads paid over x402.", schema: { type: "string" } },
   "X-PAYMENT-RESPONSE": { description: "The same receipt under x402 v1's name, on reads paid with a v1 payment payload.", schema: { type: "string" } },
   "Payment-Redelivery": {

@@ -1,4 +1,4 @@
-import { ACCESS_TOKEN_SCOPE, identityJwks, identityToken, TokenRequest } from "@board/proto";
+import { ACCESS_TOKEN_SCOPE, identityJwks, identityToken, MCP_LIVE_PATH, oauthResourceUrl, TokenRequest, type OAuthResource } from "@board/proto";
 import { request } from "@board/service-kit";
 import type { Request, Response } from "express";
 import { readForm } from "./bodies.js";
@@ -7,11 +7,11 @@ import { CREDENTIAL_HEADERS, requestHeader } from "./headers.js";
 import type { ReadDeps } from "./read.js";
 
 /** RFC 6749 5.1/5.2: token responses are never cached. */
-function noStore(res: Response): Response {
+export function noStore(res: Response): Response {
   return res.setHeader("Cache-Control", "no-store").setHeader("Pragma", "no-cache");
 }
 
-function oauthError(res: Response, status: number, error: string, description: string): void {
+export function oauthError(res: Response, status: number, error: string, description: string): void {
   noStore(res).status(status).type("application/json").send(JSON.stringify({ error, error_description: description }));
 }
 
@@ -30,20 +30,27 @@ function basicCredentials(req: Request): { id: string; secret: string } | "malfo
   }
 }
 
-/** POST /oauth/token: the client credentials grant; the client secret is the license key. */
+/** The form fields the token endpoint passes on as they are. */
+const PLAIN_FIELDS = ["grant_type", "scope", "code", "redirect_uri", "code_verifier", "refresh_token"] as const;
+
+/**
+ * POST /oauth/token: client credentials (the client secret is the license key), and the
+ * authorization code and refresh grants of registered clients. Identity decides; codes,
+ * verifiers and tokens pass through and are never logged.
+ */
 export async function postToken(deps: ReadDeps, req: Request, res: Response): Promise<void> {
   const basic = basicCredentials(req);
   if (basic === "malformed") {
     res.setHeader("WWW-Authenticate", 'Basic realm="board", charset="UTF-8"');
     return oauthError(res, 401, "invalid_client", "The Authorization: Basic credentials are malformed.");
   }
-  const form = await readForm(req);
+  const form = await readForm(req, { repeatable: ["resource"] });
   const tokenRequest: TokenRequest = form.ok
     ? {
-        ...(form.value.grant_type !== undefined ? { grant_type: form.value.grant_type } : {}),
-        ...(form.value.scope !== undefined ? { scope: form.value.scope } : {}),
-        ...(form.value.client_id !== undefined ? { form_client_id: form.value.client_id } : {}),
-        ...(form.value.client_secret !== undefined ? { form_client_secret: form.value.client_secret } : {}),
+        ...Object.fromEntries(PLAIN_FIELDS.flatMap((f) => (form.value.one[f] !== undefined ? [[f, form.value.one[f]]] : []))),
+        ...(form.value.one.client_id !== undefined ? { form_client_id: form.value.one.client_id } : {}),
+        ...(form.value.one.client_secret !== undefined ? { form_client_secret: form.value.one.client_secret } : {}),
+        ...(form.value.many.resource ? { resource: form.value.many.resource } : {}),
       }
     : { malformed: form.message };
   if (basic) Object.assign(tokenRequest, { basic_client_id: basic.id, basic_client_secret: basic.secret });
@@ -73,36 +80,43 @@ export async function getJwks(deps: ReadDeps, _req: Request, res: Response): Pro
   }
 }
 
-/** GET /oauth/authorize: no interactive grant exists. Nothing is redirected: no client has a registered redirect URI. */
-export function getAuthorize(_deps: ReadDeps, _req: Request, res: Response): void {
-  oauthError(res, 400, "unsupported_response_type", "This server has no interactive grants. Use the client credentials grant at POST /oauth/token with your license key.");
-}
-
 /** RFC 8414 authorization server metadata. */
 export function authorizationServerMetadata(base: URL) {
   const issuer = base.origin;
   return {
     issuer,
+    authorization_endpoint: `${issuer}/oauth/authorize`,
     token_endpoint: `${issuer}/oauth/token`,
+    registration_endpoint: `${issuer}/oauth/register`,
     jwks_uri: `${issuer}/oauth/jwks`,
-    grant_types_supported: ["client_credentials"],
-    token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
-    response_types_supported: [],
+    grant_types_supported: ["client_credentials", "authorization_code", "refresh_token"],
+    response_types_supported: ["code"],
+    response_modes_supported: ["query"],
+    code_challenge_methods_supported: ["S256"],
+    token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post", "none"],
     scopes_supported: [ACCESS_TOKEN_SCOPE],
+    // RFC 9207: the authorization response names us, so a client talking to several servers cannot be mixed up.
+    authorization_response_iss_parameter_supported: true,
     service_documentation: `${issuer}/llms.txt`,
   };
 }
 
-/** RFC 9728 protected resource metadata: the board's paid routes accept the bearer in the Authorization header. */
-export function protectedResourceMetadata(base: URL) {
-  const resource = base.origin;
+/** Where each protected resource's RFC 9728 metadata is: the well-known prefix before the resource's path (RFC 9728 3.1). */
+export const protectedResourceMetadataPath = (resource: OAuthResource): string => `/.well-known/oauth-protected-resource${resource === "mcp_live" ? MCP_LIVE_PATH : ""}`;
+
+/**
+ * RFC 9728 protected resource metadata: the HTTP API (paid and live routes) at the origin,
+ * and the live tier's MCP endpoint; both accept the bearer in the Authorization header.
+ */
+export function protectedResourceMetadata(base: URL, which: OAuthResource = "api") {
+  const origin = base.origin;
   return {
-    resource,
-    authorization_servers: [resource],
+    resource: oauthResourceUrl(origin, which),
+    authorization_servers: [origin],
     scopes_supported: [ACCESS_TOKEN_SCOPE],
     bearer_methods_supported: ["header"],
-    resource_name: "Scored Market Board",
-    resource_documentation: `${resource}/llms.txt`,
+    resource_name: which === "api" ? "Scored Market Board" : "Scored Market Board live tier (MCP)",
+    resource_documentation: `${origin}/llms.txt`,
   };
 }
 

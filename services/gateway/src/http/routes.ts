@@ -8,7 +8,9 @@ import { answerPreflight, isPreflight, methodsOf } from "./cors.js";
 import { sendError } from "./errors.js";
 import { Exchange } from "./exchange.js";
 import { getSignInNonce, postFreeKey, postSignInVerify } from "./keys.js";
-import { authorizationServerMetadata, getAuthorize, getJwks, postToken, protectedResourceMetadata, sendMetadata } from "./oauth.js";
+import { authorizationServerMetadata, getJwks, postToken, protectedResourceMetadata, protectedResourceMetadataPath, sendMetadata } from "./oauth.js";
+import { getAuthorize, postAuthorize } from "./oauth-authorize.js";
+import { postRegister } from "./oauth-register.js";
 import { sendCatalogue } from "./payment-required.js";
 import { stringParams } from "./query-params.js";
 import { serveRead, type ReadDeps } from "./read.js";
@@ -27,9 +29,11 @@ const AUTH_HANDLERS: Record<string, Handler> = {
   "/api/auth/verify": (deps, req, res) => postSignInVerify(deps, req, res),
   "/oauth/token": (deps, req, res) => postToken(deps, req, res),
   "/oauth/jwks": (deps, req, res) => getJwks(deps, req, res),
-  "/oauth/authorize": (deps, req, res) => getAuthorize(deps, req, res),
+  "/oauth/authorize": (deps, req, res) => (req.method === "POST" ? postAuthorize(deps, req, res) : getAuthorize(deps, req, res)),
+  "/oauth/register": (deps, req, res) => postRegister(deps, req, res),
   "/.well-known/oauth-authorization-server": (deps, _req, res) => sendMetadata(res, authorizationServerMetadata(deps.publicBaseUrl)),
-  "/.well-known/oauth-protected-resource": (deps, _req, res) => sendMetadata(res, protectedResourceMetadata(deps.publicBaseUrl)),
+  [protectedResourceMetadataPath("api")]: (deps, _req, res) => sendMetadata(res, protectedResourceMetadata(deps.publicBaseUrl, "api")),
+  [protectedResourceMetadataPath("mcp_live")]: (deps, _req, res) => sendMetadata(res, protectedResourceMetadata(deps.publicBaseUrl, "mcp_live")),
 };
 
 /** Mounts every path of the route catalogue; what is not in it is a 404. */

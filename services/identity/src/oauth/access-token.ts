@@ -16,10 +16,15 @@ export interface TokenAudience {
   audience: string;
 }
 
-export interface IssueInput extends TokenAudience {
+export interface IssueInput {
+  issuer: string;
+  /** The resources it is for (RFC 8707): one, or several when the client asked for several. */
+  audience: string | string[];
   kid: string;
   privateKey: JoseKey;
   clientId: string;
+  /** Whose licence it carries: the licence's client id (the same as clientId for client credentials). */
+  subject?: string;
   license: LicenseClaim;
   now: Date;
 }
@@ -31,7 +36,7 @@ export function issueAccessToken(i: IssueInput): Promise<string> {
     .setProtectedHeader({ alg: "ES256", kid: i.kid, typ: ACCESS_TOKEN_TYP })
     .setIssuer(i.issuer)
     .setAudience(i.audience)
-    .setSubject(i.clientId)
+    .setSubject(i.subject ?? i.clientId)
     .setIssuedAt(iat)
     .setExpirationTime(iat + ACCESS_TOKEN_SECONDS)
     .setJti(randomUUID())
@@ -98,7 +103,7 @@ function describe(err: unknown): string {
       return "the token's signature does not verify";
     case "ERR_JWT_CLAIM_VALIDATION_FAILED":
       if (claim === "iss") return "the token was not issued by this service";
-      if (claim === "aud") return "the token is not for this service";
+      if (claim === "aud") return "the token is not for this resource: ask for a token with this resource (RFC 8707 resource parameter)";
       if (claim === "typ") return "the token is not an access token (typ at+jwt)";
       return claim ? `the token's ${claim} claim is missing or invalid` : "the token's claims are invalid";
     default:

@@ -1,6 +1,6 @@
-import { ACCESS_TOKEN_SCOPE, ACCESS_TOKEN_SECONDS, type JwksReply, type LicenseKind, type TokenReply, type TokenRequest } from "@board/proto";
+import { ACCESS_TOKEN_SCOPE, ACCESS_TOKEN_SECONDS, oauthResourceUrl, type JwksReply, type LicenseKind, type OAuthResource, type TokenReply, type TokenRequest } from "@board/proto";
 import type { Database, Logger } from "@board/service-kit";
-import { issueAccessToken, UnknownKeyError, verifyAccessToken } from "./access-token.js";
+import { issueAccessToken, UnknownKeyError, verifyAccessToken, type LicenseClaim } from "./access-token.js";
 import {
   assertKeySize,
   importPrivateKey,
@@ -24,7 +24,7 @@ export interface OAuthOptions {
   keyEncryptionKey: Uint8Array;
   /** PUBLIC_BASE_URL without trailing slash. */
   issuer: string;
-  /** The protected resource identifier: the same value as issuer. */
+  /** The HTTP API's resource identifier (client credentials tokens): the same value as issuer. */
   audience: string;
   now: () => Date;
   /** A signing key's active life (default 30 days). */
@@ -119,27 +119,24 @@ export class OAuth {
     const badScope = scopeRefusal(req.scope);
     if (badScope) return badScope;
 
-    const now = this.opts.now();
-    const key = signingKeyAt(this.keys, now);
-    if (!key) throw new Error("no signing key loaded: OAuth.start() has not run");
-    const accessToken = await issueAccessToken({
-      kid: key.kid,
-      privateKey: await this.privateKey(key),
-      issuer: this.opts.issuer,
-      audience: this.opts.audience,
-      clientId,
-      license: { id: license.licenseId, kind: license.kind },
-      now,
-    });
+    const accessToken = await this.sign({ clientId, license: { id: license.licenseId, kind: license.kind }, audience: this.opts.audience });
     return { ok: true, token: { access_token: accessToken, token_type: "Bearer", expires_in: ACCESS_TOKEN_SECONDS, scope: ACCESS_TOKEN_SCOPE } };
   }
 
-  /** Authorization: Bearer on a paid route. */
-  verify(token: string): Promise<VerifyReply> {
+  /** An access token from the current signing key, for any grant. */
+  async sign(t: { clientId: string; subject?: string; license: LicenseClaim; audience: string | string[] }): Promise<string> {
+    const now = this.opts.now();
+    const key = signingKeyAt(this.keys, now);
+    if (!key) throw new Error("no signing key loaded: OAuth.start() has not run");
+    return issueAccessToken({ kid: key.kid, privateKey: await this.privateKey(key), issuer: this.opts.issuer, ...t, now });
+  }
+
+  /** Authorization: Bearer at a resource: the HTTP API unless told (a token must name the resource it is used at). */
+  verify(token: string, resource: OAuthResource = "api"): Promise<VerifyReply> {
     const now = this.opts.now();
     return verifyAccessToken(token, {
       issuer: this.opts.issuer,
-      audience: this.opts.audience,
+      audience: resource === "api" ? this.opts.audience : oauthResourceUrl(this.opts.issuer, resource),
       now,
       keyFor: (kid) => this.publicKey(kid, now),
     });

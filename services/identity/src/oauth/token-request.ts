@@ -49,11 +49,31 @@ export function authenticationFailed(basic: boolean): TokenRefusal {
   return refuseClient("client authentication failed", basic);
 }
 
-function refuse(error: Exclude<OAuthErrorCode, "invalid_client">, description: string): TokenRefusal {
+/**
+ * The client of a code or refresh grant: a public client names itself with client_id in the
+ * body; a confidential one adds its secret, in the body or in Authorization: Basic.
+ */
+export function readGrantClient(req: TokenRequest): { ok: true; client: { clientId: string; secret: string | undefined; basic: boolean } } | TokenRefusal {
+  const basic = req.basic_client_id !== undefined || req.basic_client_secret !== undefined;
+  if (basic) {
+    if (req.form_client_secret !== undefined) {
+      return refuse("invalid_request", "use one client authentication method: HTTP Basic or client_id and client_secret in the body, not both");
+    }
+    if (req.form_client_id !== undefined && req.form_client_id !== req.basic_client_id) {
+      return refuse("invalid_request", "client_id in the body differs from the one in Authorization: Basic");
+    }
+    if (!req.basic_client_id) return refuseClient("client_id is required", true);
+    return { ok: true, client: { clientId: req.basic_client_id, secret: req.basic_client_secret || undefined, basic: true } };
+  }
+  if (!req.form_client_id) return refuseClient("client authentication is required: client_id in the body (and client_secret, or HTTP Basic, for a confidential client)", false);
+  return { ok: true, client: { clientId: req.form_client_id, secret: req.form_client_secret || undefined, basic: false } };
+}
+
+export function refuse(error: Exclude<OAuthErrorCode, "invalid_client">, description: string): TokenRefusal {
   return { ok: false, status: 400, error, error_description: description, basic: false };
 }
 
 /** 401; `basic` tells the gateway to add WWW-Authenticate: Basic, as RFC 6749 5.2 requires. */
-function refuseClient(description: string, basic: boolean): TokenRefusal {
+export function refuseClient(description: string, basic: boolean): TokenRefusal {
   return { ok: false, status: 401, error: "invalid_client", error_description: description, basic };
 }

@@ -233,7 +233,7 @@ describe("verifying a bearer", () => {
     }
 
     const elsewhereAud = await started({ audience: "https://other.example" });
-    expect(await o.verify(await accessToken(elsewhereAud))).toEqual({ ok: false, message: "the token is not for this service" });
+    expect(await o.verify(await accessToken(elsewhereAud))).toEqual({ ok: false, message: "the token is not for this resource: ask for a token with this resource (RFC 8707 resource parameter)" });
     const elsewhereIss = await started({ issuer: "https://other.example" });
     expect(await o.verify(await accessToken(elsewhereIss))).toEqual({ ok: false, message: "the token was not issued by this service" });
 

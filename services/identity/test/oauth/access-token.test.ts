@@ -100,7 +100,7 @@ describe("access tokens (RFC 9068)", () => {
   });
 
   it("refuses another audience and another issuer", async () => {
-    expect(await verify(await issue({ audience: "https://elsewhere.example" }))).toEqual({ ok: false, message: "the token is not for this service" });
+    expect(await verify(await issue({ audience: "https://elsewhere.example" }))).toEqual({ ok: false, message: "the token is not for this resource: ask for a token with this resource (RFC 8707 resource parameter)" });
     expect(await verify(await issue({ issuer: "https://elsewhere.example" }))).toEqual({ ok: false, message: "the token was not issued by this service" });
   });
 
