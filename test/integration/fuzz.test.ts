@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { BOARD_EVENTS_PATH, boardContentHash, BoardPublishedEvent, ErrorBody, identityLicenseIssue, OAuthErrorCode, PAID_ROUTES, ROUTES, SectorLabel, type ErrorCode, type LicenseIssueReply, type Route } from "@board/proto";
+import { BOARD_EVENTS_PATH, boardContentHash, BoardPublishedEvent, ErrorBody, identityLicenseIssue, MCP_LIVE_PATH, OAuthErrorCode, PAID_ROUTES, RegistrationErrorCode, ROUTES, SectorLabel, type ErrorCode, type LicenseIssueReply, type Route } from "@board/proto";
 import { request } from "@board/service-kit";
 import { startEvmChain, type EvmChain } from "@board/test-chains/evm";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
@@ -166,7 +166,7 @@ function describeCase(r: FuzzRequest, a: Answer | null, problem: string): string
 }
 
 const ROUTE_BY_PATH = new Map(ROUTES.map((r) => [r.path, r]));
-const OAUTH_CODES = new Set<string>([...OAuthErrorCode.options, "unsupported_response_type"]);
+const OAUTH_CODES = new Set<string>(OAuthErrorCode.options);
 
 /** The reason codes (and their statuses) a route documents (the OpenAPI document is generated from the same list). */
 function documented(route: Route): Map<ErrorCode, Set<number>> {
@@ -188,6 +188,10 @@ function verdict(r: FuzzRequest, a: Answer): string | null {
   if (a.status === 204 || a.status === 304) return a.text === "" ? null : `a ${a.status} with a body`;
   const type = (a.headers.get("content-type") ?? "").toLowerCase();
   if (type.startsWith("text/event-stream")) return eventStream(route, a);
+  // The sign-in's refusals are pages for the person at the browser (a client that cannot be trusted is never redirected to).
+  if (route.path === "/oauth/authorize" && type.startsWith("text/html") && (a.status === 400 || a.status === 403)) {
+    return a.headers.get("content-security-policy")?.includes("default-src 'none'") ? null : "a sign-in page without its CSP";
+  }
   let body: unknown = undefined;
   if (/[/+]json\b/.test(type)) {
     try {
@@ -206,12 +210,17 @@ function verdict(r: FuzzRequest, a: Answer): string | null {
   if (ownMethod && !variantPath) {
     if (route.kind === "paid" && a.status === 402) return paymentRequired(route, a, type, body);
     if (route.path === "/api" && a.status === 402) return isObject(body) && body["x402Version"] === 2 && Array.isArray(body["routes"]) ? null : "the /api 402 is not the offer catalogue";
-    if (route.path === "/oauth/token" || route.path === "/oauth/authorize") {
+    if (route.path === "/oauth/register" && a.status === 400) {
+      if (!isObject(body) || !RegistrationErrorCode.safeParse(body["error"]).success) return "not an RFC 7591 error body";
+      return a.headers.get("cache-control")?.includes("no-store") ? null : "an RFC 7591 error without Cache-Control: no-store";
+    }
+    if (route.path === "/oauth/token") {
       if (!isObject(body) || typeof body["error"] !== "string" || !OAUTH_CODES.has(body["error"])) return "not an RFC 6749 error body";
       if (body["error_description"] !== undefined && typeof body["error_description"] !== "string") return "error_description is not a string";
       return a.headers.get("cache-control")?.includes("no-store") ? null : "an RFC 6749 error without Cache-Control: no-store";
     }
-    if (route.kind === "mcp") {
+    // /mcp/live refuses a request without its bearer before reading JSON-RPC: the API's error body, as documented.
+    if (route.kind === "mcp" && !(route.path === MCP_LIVE_PATH && (a.status === 401 || a.status === 403))) {
       const error = isObject(body) ? body["error"] : undefined;
       return isObject(body) && body["jsonrpc"] === "2.0" && isObject(error) && typeof error["code"] === "number" && typeof error["message"] === "string" ? null : "not a JSON-RPC error";
     }

@@ -1,4 +1,4 @@
-import { Credentials, identityResolve, type CredentialRefusalCode, type Principal, type Route } from "@board/proto";
+import { Credentials, identityResolve, type CredentialRefusalCode, type OAuthResource, type Principal, type Route } from "@board/proto";
 import { request, type NatsConnection } from "@board/service-kit";
 import { ResolvedPrincipals } from "./resolved-principals.js";
 
@@ -16,19 +16,19 @@ const MALFORMED: Record<keyof Credentials, { code: CredentialRefusalCode; messag
 
 /**
  * Turns the request's credentials into a principal (or a refusal) through identity, or from
- * `known` (license and bearer principals identity verified, until they lapse). Throws BusError
- * when identity fails.
+ * `known` (license and bearer principals identity verified, until they lapse). A bearer must
+ * be for `resource` (the HTTP API unless told). Throws BusError when identity fails.
  */
-export async function resolveAccess(nc: NatsConnection, timeoutMs: number, creds: Credentials, known?: ResolvedPrincipals): Promise<Access> {
+export async function resolveAccess(nc: NatsConnection, timeoutMs: number, creds: Credentials, known?: ResolvedPrincipals, resource: OAuthResource = "api"): Promise<Access> {
   const parsed = Credentials.safeParse(creds);
   if (!parsed.success) {
     const field = parsed.error.issues[0]?.path[0] as keyof Credentials | undefined;
     return { kind: "refused", ...MALFORMED[field ?? "board_key"] };
   }
-  const key = known ? ResolvedPrincipals.keyOf(parsed.data) : null;
+  const key = known ? ResolvedPrincipals.keyOf(parsed.data, resource) : null;
   const hit = key ? known!.get(key) : undefined;
   if (hit) return { kind: "principal", principal: hit };
-  const reply = await request(nc, identityResolve, { credentials: parsed.data }, { timeoutMs });
+  const reply = await request(nc, identityResolve, { credentials: parsed.data, ...(resource !== "api" ? { resource } : {}) }, { timeoutMs });
   if (!reply.ok) return { kind: "refused", code: reply.code, message: reply.message };
   if (key) known!.remember(key, reply.principal);
   return { kind: "principal", principal: reply.principal };

@@ -1,4 +1,4 @@
-import type { Credentials, Principal } from "@board/proto";
+import type { Credentials, OAuthResource, Principal } from "@board/proto";
 
 /** Credentials kept per gateway replica (least recently used dropped first). */
 const MAX_ENTRIES = 10_000;
@@ -19,11 +19,15 @@ export class ResolvedPrincipals {
   /** `now`: the clock identity answers by (tests run identity ahead of the wall clock). */
   constructor(private readonly now: () => Date = () => new Date()) {}
 
-  /** The cache key of a credential set holding only a license key or only a bearer; null: not kept. */
-  static keyOf(creds: Credentials): string | null {
+  /**
+   * The cache key of a credential set holding only a license key or only a bearer; null: not
+   * kept. A bearer is kept per resource it was verified for: one good for /mcp/live is not
+   * thereby good for the HTTP API.
+   */
+  static keyOf(creds: Credentials, resource: OAuthResource = "api"): string | null {
     if (creds.siwx !== undefined || creds.board_key !== undefined) return null;
     if (creds.license_key !== undefined && creds.bearer === undefined) return `license ${creds.license_key}`;
-    if (creds.bearer !== undefined && creds.license_key === undefined) return `bearer ${creds.bearer}`;
+    if (creds.bearer !== undefined && creds.license_key === undefined) return resource === "api" ? `bearer ${creds.bearer}` : `bearer@${resource} ${creds.bearer}`;
     return null;
   }
 
