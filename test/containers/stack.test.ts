@@ -31,14 +31,6 @@ const PROJECT = "board-containers";
 const WORK = path.join(root, ".data", "containers");
 /** The target of issue 20: RSS per service container at rest. */
 const RSS_AT_REST_MB = 150;
-/**
- * Measured over the target, said in the closing note and README, not hidden: after its
- * catch-up scans at start, scanner-ingest has held 126 to 162 MB at rest in the containers
- * from run to run with a live heap of about 25 MB: memory a scan grew that neither its idle
- * collections nor V8's page pool give back every time (not glibc's: its arena and trim
- * settings change it by 10 MB at most). It stays under its pod's memory request, which the test holds.
- */
-const OVER_TARGET: Record<string, string> = { "scanner-ingest": "126 to 162 MB measured after its scans" };
 
 /** Each service's memory request in the dev overlay, in MB: what a cluster reserves for its pod. */
 function memoryRequestsMb(): Record<string, number> {
@@ -317,16 +309,17 @@ describe("what the manifests promise, at run time", () => {
 describe("memory and faults", () => {
   const servicesRss = (field: "VmRSS" | "VmHWM") => Object.fromEntries(SERVICES.map((s) => [s, rssMb(hostPid(s), field)]));
 
-  it(`each service container holds at most ${RSS_AT_REST_MB} MB RSS at rest, but the one measured over it, and every one under its pod's memory request`, async () => {
-    // At rest: 15 s after the last read and after scanner-ingest's last scan (it scans on its
-    // own schedule), past the second collection of its idle collector.
-    await new Promise((r) => setTimeout(r, 15_000));
-    await until("scanner-ingest 15 s past its last scan", () => Date.now() - lastScanAt() >= 15_000, 120_000, 1_000);
+  it(`each service container holds at most ${RSS_AT_REST_MB} MB RSS at rest, and under its pod's memory request`, async () => {
+    // At rest: 30 s after the last read and after scanner-ingest's last scan (it scans on its
+    // own schedule): past the idle check (every 5 s) and the last of its collections 16 s later
+    // (packages/service-kit/src/idle-collector.ts).
+    await new Promise((r) => setTimeout(r, 30_000));
+    await until("scanner-ingest 30 s past its last scan", () => Date.now() - lastScanAt() >= 30_000, 120_000, 1_000);
     report.rss_at_rest_mb = servicesRss("VmRSS");
     const requests = memoryRequestsMb();
     for (const [service, mb] of Object.entries(report.rss_at_rest_mb)) {
       expect(mb, `${service} against its pod's memory request`).toBeLessThan(requests[service]!);
-      if (!(service in OVER_TARGET)) expect(mb, service).toBeLessThanOrEqual(RSS_AT_REST_MB);
+      expect(mb, service).toBeLessThanOrEqual(RSS_AT_REST_MB);
     }
   });
 

@@ -21,26 +21,27 @@ describe("collectWhenIdle", () => {
     stop();
   });
 
-  it("collects twice when the service goes idle after work, once per return to idle, never while busy", async () => {
+  it("collects when the service goes idle after work, and again at the later times, once per return to idle, never while busy", async () => {
     const collections: number[] = [];
     globalThis.gc = (() => void collections.push(performance.now())) as typeof globalThis.gc;
-    const stop = collectWhenIdle(100, 150);
+    const stop = collectWhenIdle(100, [150, 300]);
     try {
-      // Start-up counts as work: the first idle check collects, and again 150 ms later.
-      await sleep(700);
-      expect(collections).toHaveLength(2);
+      // Start-up counts as work: the first idle check collects, and again 150 ms and 300 ms later.
+      await sleep(800);
+      expect(collections).toHaveLength(3);
       expect(collections[1]! - collections[0]!).toBeGreaterThanOrEqual(140);
+      expect(collections[2]! - collections[1]!).toBeGreaterThanOrEqual(140);
       // Idle throughout: nothing more.
       await sleep(400);
-      expect(collections).toHaveLength(2);
+      expect(collections).toHaveLength(3);
       // Busy for several checks (no collection meanwhile), then idle: one more pair.
       for (let i = 0; i < 4; i++) {
         work(90);
         await sleep(10);
       }
-      expect(collections).toHaveLength(2);
-      await sleep(800);
-      expect(collections).toHaveLength(4);
+      expect(collections).toHaveLength(3);
+      await sleep(900);
+      expect(collections).toHaveLength(6);
     } finally {
       stop();
     }
