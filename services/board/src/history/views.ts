@@ -17,13 +17,11 @@ import type { z } from "zod";
 import { publish, type Publication, type PublishedView } from "../publication.js";
 import { commitmentOf } from "../proof/views.js";
 import type { SnapshotStore } from "../store.js";
+import { HistoryReadCache } from "./read-cache.js";
 import type { BoardAt, HistoryReads } from "./reads.js";
 
 /** The reads answered from the history tables per request, not rendered with a publication. */
 export const HISTORY_VIEWS: ReadonlySet<ViewName> = new Set(["asof", "regime-history", "name-history", "changes"]);
-
-/** Dated boards kept rendered: a committed board never changes, and reading, checking and rendering one costs ~14 ms. */
-const DATED_KEPT = 8;
 
 /** Sessions a history read covers when `days` is not given. */
 export const DEFAULT_DAYS = { "regime-history": 60, "name-history": 20 } as const;
@@ -38,18 +36,23 @@ const param = <T extends z.ZodType>(schema: T, params: Record<string, string>, n
 
 /**
  * A history read as of a publication's board (the current one, or the one a redelivery bought):
- * its content from the history tables, rendered and checked like a published view.
+ * its content from the history tables, rendered and checked like a published view, made once
+ * per board and parameters (read-cache.ts).
  */
 export class HistoryViews {
-  /** Rendered dated boards by snapshot hash, least recently read first. */
-  private readonly dated = new Map<string, PublishedView>();
-
   constructor(
     private readonly reads: HistoryReads,
     private readonly store: SnapshotStore,
+    readonly cache = new HistoryReadCache(),
   ) {}
 
-  async view(pub: Publication, view: ViewName, params: Record<string, string>): Promise<PublishedView> {
+  view(pub: Publication, view: ViewName, params: Record<string, string>): Promise<PublishedView> {
+    // Only a committed board's cut is fixed: without a commitment the read takes every seq.
+    if (!pub.commitment) return this.make(pub, view, params);
+    return this.cache.get(HistoryReadCache.key(pub.snapshotHash, view, params), () => this.make(pub, view, params));
+  }
+
+  private async make(pub: Publication, view: ViewName, params: Record<string, string>): Promise<PublishedView> {
     const at: BoardAt = { seq: pub.commitment?.seq ?? 2_147_483_647, asofDaily: pub.board.asof_daily };
     switch (view) {
       case "asof":
@@ -97,19 +100,10 @@ export class HistoryViews {
       const nearest = [dated.before, dated.after].filter((d) => d !== null).join(" and ");
       throw BusError.worded("session_not_committed", `No board of ${date} is committed.${nearest ? ` Nearest committed sessions: ${nearest}.` : " No board is committed yet."}`, "date");
     }
-    const kept = this.dated.get(dated.snapshotHash);
-    // Cut from the read's board (its freshness and receipt), with the dated board's bytes.
-    if (kept && kept.computedAt === pub.board.computed_at) {
-      this.dated.delete(dated.snapshotHash);
-      this.dated.set(dated.snapshotHash, kept);
-      return kept;
-    }
     const stored = await this.store.byHash(dated.snapshotHash);
     const commitment = await this.store.commitmentOf(dated.snapshotHash);
     if (!stored || !commitment) throw new Error(`session ${date}'s board ${dated.snapshotHash} is not stored with its commitment`);
-    const view = publish(pub.board, { product: PRODUCT, date, commitment: commitmentOf(commitment), board: stored.board }, AsofView);
-    this.dated.set(dated.snapshotHash, view);
-    for (const key of this.dated.keys()) if (this.dated.size > DATED_KEPT) this.dated.delete(key);
-    return view;
+    // Cut from the read's board (its freshness and receipt), with the dated board's bytes.
+    return publish(pub.board, { product: PRODUCT, date, commitment: commitmentOf(commitment), board: stored.board }, AsofView);
   }
 }
