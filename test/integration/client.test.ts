@@ -165,7 +165,7 @@ describe("the daily cap", () => {
 });
 
 describe("watch()", () => {
-  it("buys the view once, polls without buying while its hash stands, and buys again when a new board is published", async () => {
+  it("polling: buys the view once, polls without buying while its hash stands, and buys again when a new board is published", async () => {
     let polls = 0;
     const counting: typeof fetch = (input, init) => {
       if (String(input instanceof Request ? input.url : input).includes("/api/board/state")) polls++;
@@ -173,7 +173,7 @@ describe("watch()", () => {
     };
     const client = await payingClient("base", { fetch: counting });
     const ac = new AbortController();
-    const events = client.watch("/api/board/regime", { signal: ac.signal, minIntervalMs: 50, maxIntervalMs: 100 });
+    const events = client.watch("/api/board/regime", { signal: ac.signal, minIntervalMs: 50, maxIntervalMs: 100, via: "poll" });
     try {
       const first = await events.next();
       expect(first.value).toMatchObject({ type: "read", result: { ok: true, served: "paid", body: { asof_daily: "2026-11-20" } } });
@@ -189,6 +189,43 @@ describe("watch()", () => {
       await pending;
       expect(second!.value).toMatchObject({ type: "read", result: { ok: true, served: "paid", body: { asof_daily: "2026-11-23" } } });
       expect(client.receipts.all()).toHaveLength(2);
+    } finally {
+      ac.abort();
+      await events.return(undefined);
+    }
+  });
+
+  it("over the event stream: reads the state once, buys the view, and buys again when a new board is published, without polling", async () => {
+    const asked: string[] = [];
+    const counting: typeof fetch = (input, init) => {
+      asked.push(new URL(String(input instanceof Request ? input.url : input)).pathname);
+      return fetch(input, init);
+    };
+    const client = await payingClient("base", { fetch: counting });
+    const ac = new AbortController();
+    const events = client.watch("/api/board/regime", { signal: ac.signal, minIntervalMs: 50, maxIntervalMs: 100 });
+    try {
+      const first = await events.next();
+      const asofNow = (first.value as { result: { body: { asof_daily: string } } }).result.body.asof_daily;
+      expect(first.value).toMatchObject({ type: "read", result: { ok: true, served: "paid" } });
+      let second: IteratorResult<unknown> | null = null;
+      const pending = events.next().then((r) => (second = r));
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(second).toBeNull();
+      expect(asked.filter((p) => p === "/api/board/state")).toHaveLength(1);
+      expect(asked.filter((p) => p === "/api/board/events")).toHaveLength(1);
+      expect(client.receipts.all()).toHaveLength(1);
+
+      const t0 = performance.now();
+      await stack.publish(fixtureSnapshot({ asofDaily: "2026-11-24", computedAt: "2026-11-24T07:00:00-08:00", seed: 4 }));
+      await pending;
+      console.log(`watch over events: bought the new board ${Math.round(performance.now() - t0)} ms after its publication was sent`);
+      expect(asofNow).not.toBe("2026-11-24");
+      expect(second!.value).toMatchObject({ type: "read", result: { ok: true, served: "paid", body: { asof_daily: "2026-11-24" } } });
+      expect(client.receipts.all()).toHaveLength(2);
+      // Still one state read and one stream: the change came down the stream.
+      expect(asked.filter((p) => p === "/api/board/state")).toHaveLength(1);
+      expect(asked.filter((p) => p === "/api/board/events")).toHaveLength(1);
     } finally {
       ac.abort();
       await events.return(undefined);

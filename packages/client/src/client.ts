@@ -10,6 +10,7 @@ import { ReceiptLog, type Receipt } from "./receipts.js";
 import { readRoute, READS, type BodyOf, type Query, type ReadPath } from "./routes.js";
 import { signIn, walletKey, type WalletSigner } from "./sign-in.js";
 import { baseUnits, SpendCap, type BaseUnits, type Hold } from "./spend-cap.js";
+import { boardEvents } from "./events.js";
 import { watchView, type WatchEvent, type WatchOptions } from "./watch.js";
 import { z } from "zod";
 
@@ -216,8 +217,8 @@ export class BoardClient {
   }
 
   /**
-   * Watches a read: polls /api/board/state (free) and reads `path` whenever its view's hash
-   * changed, waiting between polls as the freshness block says (see watch.ts).
+   * Watches a read: follows the free event stream /api/board/events (or, with via: "poll", polls
+   * /api/board/state) and reads `path` whenever its view's hash changed (see watch.ts).
    */
   watch<P extends ReadPath>(path: P, opts: WatchOptions & { query?: Query } = {}): AsyncGenerator<WatchEvent<ReadResult<BodyOf<P>>>> {
     const target = readRoute(path, opts.query ?? {});
@@ -226,7 +227,9 @@ export class BoardClient {
       const r = await this.state();
       return r.ok ? ok(r.body) : { ok: false, error: r.error };
     };
-    return watchView(target.view, { state, read: () => this.read(path, opts.query ?? {}) }, opts);
+    const events = (lastEventId: number | undefined, signal: AbortSignal | undefined) =>
+      boardEvents(this.http, { ...(lastEventId !== undefined ? { lastEventId } : {}), ...(signal ? { signal } : {}) });
+    return watchView(target.view, { state, read: () => this.read(path, opts.query ?? {}), events }, opts);
   }
 
   /** USDC base units paid today (UTC), in-flight payments included. */

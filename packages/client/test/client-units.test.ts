@@ -1,6 +1,7 @@
-import { ROUTE_BY_PATH, VIEW_SCHEMAS, type BoardState } from "@board/proto";
+import { ROUTE_BY_PATH, VIEW_SCHEMAS, type BoardPublishedEvent, type BoardState } from "@board/proto";
 import { describe, expect, it } from "vitest";
-import { errorFromResponse, ok } from "../src/errors.js";
+import { errorFromResponse, ok, type ClientError } from "../src/errors.js";
+import type { StreamEnd } from "../src/events.js";
 import { ReceiptLog, type Receipt } from "../src/receipts.js";
 import { READS } from "../src/routes.js";
 import { formatUsdc, SpendCap } from "../src/spend-cap.js";
@@ -101,5 +102,124 @@ describe("watch", () => {
       if (event.type === "read") seen.push(`${event.view_hash[0]}:${event.result.ok}`);
     }
     expect(seen).toEqual(["a:true", "b:true", "c:false", "c:true"]);
+  });
+});
+
+describe("watch over the event stream", () => {
+  const SNAP = "0".repeat(64);
+  const state = (hash: string): BoardState => ({
+    product: "scored-market-board",
+    asof_daily: "2026-11-20",
+    computed_at: "2026-11-20T09:55:00-08:00",
+    snapshot: SNAP,
+    views: { regime: hash },
+    freshness: { market_open: true, data_age_seconds: 0, next_refresh_at: new Date(Date.now() + 60_000).toISOString(), poll_hint: "hint" },
+  });
+  const event = (seq: number, hash: string): BoardPublishedEvent => ({
+    seq,
+    asof_daily: "2026-11-20",
+    computed_at: "2026-11-20T10:00:00-08:00",
+    snapshot: SNAP,
+    content_hash: "c".repeat(64),
+    commitment: "d".repeat(64),
+    views: { regime: hash },
+    market_open: true,
+    next_refresh_at: new Date(Date.now() + 60_000).toISOString(),
+  });
+  const lost = (status?: number): StreamEnd => ({ ok: false, error: { code: status ? "not_found" : "network_error", message: "gone", ...(status ? { status } : {}) } as ClientError });
+
+  it("reads the state once, buys on each event whose hash changed, and reopens a lost stream from its last event", async () => {
+    const ac = new AbortController();
+    const opened: (number | undefined)[] = [];
+    const streams: (BoardPublishedEvent[] | "end")[][] = [
+      [[event(1, "a".repeat(32)), event(2, "b".repeat(32)), event(3, "b".repeat(32))], "end"],
+      [[event(4, "c".repeat(32))], "end"],
+    ];
+    let states = 0;
+    // What /api/board/state answers: the board of the latest event sent.
+    let current = "a".repeat(32);
+    const seen: string[] = [];
+    const kinds: string[] = [];
+    for await (const e of watchView(
+      "regime",
+      {
+        state: async () => (states++, ok(state(current))),
+        read: async () => ({ ok: true }),
+        events: async function* (lastEventId) {
+          opened.push(lastEventId);
+          const script = streams.shift();
+          if (!script) {
+            ac.abort();
+            return null;
+          }
+          for (const ev of script[0] as BoardPublishedEvent[]) {
+            current = ev.views.regime!;
+            yield ev;
+          }
+          return lost();
+        },
+      },
+      { signal: ac.signal, minIntervalMs: 1, maxIntervalMs: 5 },
+    )) {
+      kinds.push(e.type);
+      if (e.type === "read") seen.push(e.view_hash[0]!);
+    }
+    // a on start (state), b on event 2, nothing for 1 and 3 (same hash), c on event 4 after the reconnection.
+    expect(seen).toEqual(["a", "b", "c"]);
+    expect(opened).toEqual([undefined, 3, 4]);
+    expect(states).toBe(3);
+    expect(kinds.filter((k) => k === "events_lost")).toHaveLength(2);
+  });
+
+  it("tries a failed buy again from a fresh state read", async () => {
+    const ac = new AbortController();
+    const results = [true, false, true];
+    let reads = 0;
+    let states = 0;
+    const seen: string[] = [];
+    for await (const e of watchView(
+      "regime",
+      {
+        state: async () => (states++, ok(state(states === 1 ? "a".repeat(32) : "b".repeat(32)))),
+        read: async () => ({ ok: results[reads++] ?? true }),
+        events: async function* () {
+          if (states > 2) {
+            ac.abort();
+            return null;
+          }
+          yield event(7, "b".repeat(32));
+          return lost();
+        },
+      },
+      { signal: ac.signal, minIntervalMs: 1, maxIntervalMs: 5 },
+    )) {
+      if (e.type === "read") seen.push(`${e.view_hash[0]}:${e.result.ok}`);
+    }
+    expect(seen).toEqual(["a:true", "b:false", "b:true"]);
+  });
+
+  it("polls /api/board/state when the board has no event stream (404)", async () => {
+    const ac = new AbortController();
+    let states = 0;
+    const kinds: string[] = [];
+    for await (const e of watchView(
+      "regime",
+      {
+        state: async () => {
+          if (++states >= 4) ac.abort();
+          return ok(state("a".repeat(32)));
+        },
+        read: async () => ({ ok: true }),
+        // eslint-disable-next-line require-yield
+        events: async function* () {
+          return lost(404);
+        },
+      },
+      { signal: ac.signal, minIntervalMs: 1, maxIntervalMs: 5 },
+    ))
+      kinds.push(e.type);
+    // One read (the hash never changes), then the switch, then polls that buy nothing.
+    expect(kinds).toEqual(["read", "polling"]);
+    expect(states).toBeGreaterThanOrEqual(4);
   });
 });
