@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MCP_TOOL_BY_NAME, MCP_TOOLS, PAID_ROUTES, ROUTE_BY_PATH } from "../src/index.js";
+import { MCP_TOOL_BY_NAME, MCP_TOOLS, PAID_ROUTES, ROUTE_BY_PATH, toolView } from "../src/index.js";
 
 describe("the MCP tool catalogue", () => {
   it("names are unique and in MCP's tool-name alphabet", () => {
@@ -30,6 +30,14 @@ describe("the MCP tool catalogue", () => {
       expect(tool.input.safeParse({ sym: "AAPL,MSFT" }).success).toBe(true);
       expect(tool.input.safeParse({}).success).toBe(false);
       expect(tool.input.safeParse({ sym: 1 }).success).toBe(false);
+    }
+  });
+
+  it("a tool serves one view: its arguments never select its route's free variant", () => {
+    for (const t of MCP_TOOLS) {
+      const route = "route" in t.source ? ROUTE_BY_PATH.get(t.source.route) : undefined;
+      if (route?.freeVariant) expect(Object.keys(t.input.shape), t.name).not.toContain(route.freeVariant.param);
+      expect(toolView(t), t.name).toBe(route ? route.view : "delayed");
     }
   });
 });

@@ -4,6 +4,8 @@ import { eip3009TokenAbi, startEvmChain, type EvmChain } from "@board/test-chain
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import type { JsonSchemaType, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { x402Client } from "@x402/core/client";
 import type { PaymentRequired } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
@@ -29,10 +31,30 @@ afterAll(async () => {
   await chain?.stop();
 });
 
-/** An MCP SDK client on /mcp, with the headers of its connection. */
+/** The SDK client's own validator (ajv), counting the results it checks, so a test can tell that every call was checked. */
+const checked = { results: 0 };
+const countingValidator: jsonSchemaValidator = (() => {
+  const ajv = new AjvJsonSchemaValidator();
+  return {
+    getValidator<T>(schema: JsonSchemaType) {
+      const validate = ajv.getValidator<T>(schema);
+      return (input: unknown) => {
+        checked.results++;
+        return validate(input);
+      };
+    },
+  };
+})();
+
+/**
+ * An MCP SDK client on /mcp, with the headers of its connection. It lists the tools first, as
+ * hosts do: from then on callTool checks every structuredContent against the tool's
+ * outputSchema and throws on a mismatch.
+ */
 async function connect(headers: Record<string, string> = {}): Promise<Client> {
-  const client = new Client({ name: "board-test", version: "1.0.0" });
+  const client = new Client({ name: "board-test", version: "1.0.0" }, { jsonSchemaValidator: countingValidator });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${stack.base}/mcp`), { requestInit: { headers } }));
+  await client.listTools();
   return client;
 }
 
@@ -45,6 +67,14 @@ const textOf = (r: CallToolResult) => {
   return first.text;
 };
 const errorCode = (r: CallToolResult) => (JSON.parse(textOf(r)) as { error: { code: string } }).error.code;
+
+/** A served result: structuredContent is the view's body (the client checked it against the outputSchema), and the text is the same JSON. */
+function expectServed(name: string, result: CallToolResult) {
+  expect(result.isError, `${name}: ${result.isError ? textOf(result) : ""}`).toBeFalsy();
+  expect(result.structuredContent, name).toEqual(JSON.parse(textOf(result)));
+  const parsed = VIEW_SCHEMAS[viewOfTool(name)].safeParse(result.structuredContent);
+  expect(parsed.success, `${name}: ${parsed.error?.message ?? ""}`).toBe(true);
+}
 
 const viewOfTool = (name: string): ViewName => {
   const tool = MCP_TOOLS.find((t) => t.name === name)!;
@@ -59,6 +89,7 @@ describe("MCP at /mcp with the MCP SDK client", () => {
     expect(tools.map((t) => t.name)).toEqual(MCP_TOOLS.map((t) => t.name));
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe("object");
+      expect(tool.outputSchema?.type, tool.name).toBe("object");
       expect(tool.annotations?.readOnlyHint).toBe(true);
     }
     const regime = tools.find((t) => t.name === "get_regime_live")!;
@@ -67,15 +98,9 @@ describe("MCP at /mcp with the MCP SDK client", () => {
     await client.close();
   });
 
-  it("calls every free tool without credentials; each answer is its view's body", async () => {
+  it("calls every free tool without credentials; each answer is its view's body, as structuredContent and as text", async () => {
     const client = await connect();
-    for (const tool of MCP_TOOLS.filter((t) => t.access === "free")) {
-      const result = await call(client, tool.name);
-      expect(result.isError, tool.name).toBeFalsy();
-      const body = JSON.parse(textOf(result)) as Record<string, unknown>;
-      const parsed = VIEW_SCHEMAS[viewOfTool(tool.name)].safeParse(body);
-      expect(parsed.success, `${tool.name}: ${parsed.error?.message ?? ""}`).toBe(true);
-    }
+    for (const tool of MCP_TOOLS.filter((t) => t.access === "free")) expectServed(tool.name, await call(client, tool.name));
     await client.close();
   });
 
@@ -150,8 +175,8 @@ describe("buying a *_live read over x402's MCP transport on the local EVM chain"
     const payment = await payer.createPaymentPayload(unpaid.structuredContent as unknown as PaymentRequired);
     const before = await usdcBalance(payTo);
     const paid = await call(client, "get_regime_live", {}, { [X402_MCP_PAYMENT_META]: payment });
-    expect(paid.isError).toBeFalsy();
-    const body = VIEW_SCHEMAS.regime.parse(JSON.parse(textOf(paid)));
+    expectServed("get_regime_live", paid);
+    const body = VIEW_SCHEMAS.regime.parse(paid.structuredContent);
     expect(body).toMatchObject({ intraday: expect.any(Boolean) });
     const receipt = paid._meta?.[X402_MCP_RESPONSE_META] as { success: boolean; transaction: string; network: string; payer: string };
     expect(receipt).toMatchObject({ success: true, network: "eip155:8453" });
@@ -188,6 +213,65 @@ describe("buying a *_live read over x402's MCP transport on the local EVM chain"
   });
 });
 
+describe("typed results: every tool through the SDK client, which checks structuredContent against the tool's outputSchema", () => {
+  it("every free tool, every *_live tool bought with an x402 payment in _meta, and every licensed tool: each result checked, refusals too", async () => {
+    const key = generatePrivateKey();
+    await chain.mint(privateKeyToAccount(key).address, 2_000_000n);
+    const payer = new x402Client().register("eip155:*", new ExactEvmScheme(privateKeyToAccount(key)));
+    const license = await request(stack.nc, identityLicenseIssue, { kind: "live_feed", period: "monthly", holder: "typed results" }, { timeoutMs: 5000 });
+    const anonymous = await connect();
+    const licensed = await connect({ "x-license-key": license.key });
+    const before = checked.results;
+    let results = 0;
+    const tracked = async (client: Client, name: string, args: Record<string, string> = {}, meta?: Record<string, unknown>) => {
+      const result = await call(client, name, args, meta);
+      if (result.structuredContent) results++;
+      return result;
+    };
+
+    for (const tool of MCP_TOOLS) {
+      const route = "route" in tool.source ? ROUTE_BY_PATH.get(tool.source.route)! : null;
+      const args = route ? stack.sellingQuery(route) : {};
+      if (tool.access === "free") expectServed(tool.name, await tracked(anonymous, tool.name, args));
+      if (tool.access === "live_license") {
+        // Refused without the license (the error body, checked too), served with it.
+        expect(errorCode(await tracked(anonymous, tool.name, args))).toBe("credential_required");
+        expectServed(tool.name, await tracked(licensed, tool.name, args));
+      }
+      if (tool.access === "x402") {
+        const unpaid = await tracked(anonymous, tool.name, args);
+        expect(unpaid.isError, tool.name).toBe(true);
+        const payment = await payer.createPaymentPayload(unpaid.structuredContent as unknown as PaymentRequired);
+        const paid = await tracked(anonymous, tool.name, args, { [X402_MCP_PAYMENT_META]: payment });
+        expectServed(tool.name, paid);
+        expect(paid._meta?.[X402_MCP_RESPONSE_META], tool.name).toMatchObject({ success: true });
+      }
+    }
+    // Every result that carried structuredContent went through the SDK's check.
+    expect(results).toBeGreaterThanOrEqual(MCP_TOOLS.length);
+    expect(checked.results - before).toBe(results);
+    await anonymous.close();
+    await licensed.close();
+  });
+
+  it("a result that does not match its outputSchema is refused by the client", async () => {
+    // A fetch between client and server that lists get_symbols with get_regime_live's outputSchema: what any mismatch would meet.
+    const swapping: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      if (!String(init?.body ?? "").includes('"tools/list"')) return res;
+      const reply = (await res.json()) as { result: { tools: { name: string; outputSchema?: unknown }[] } };
+      const regime = reply.result.tools.find((t) => t.name === "get_regime_live")!;
+      reply.result.tools = reply.result.tools.map((t) => (t.name === "get_symbols" ? { ...t, outputSchema: regime.outputSchema } : t));
+      return new Response(JSON.stringify(reply), { status: res.status, headers: res.headers });
+    };
+    const client = new Client({ name: "board-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${stack.base}/mcp`), { fetch: swapping }));
+    await client.listTools();
+    await expect(call(client, "get_symbols")).rejects.toThrow(/does not match the tool's output schema/);
+    await client.close();
+  });
+});
+
 describe("the live tier inside MCP reads only a live-feed license on X-License-Key", () => {
   const issue = (kind: "scanner" | "live_feed") => request(stack.nc, identityLicenseIssue, { kind, period: "monthly", holder: "mcp test" }, { timeoutMs: 5000 });
   const LIVE_TOOLS = MCP_TOOLS.filter((t) => t.access === "live_license").map((t) => t.name);
@@ -212,12 +296,7 @@ describe("the live tier inside MCP reads only a live-feed license on X-License-K
 
   it("a live-feed license calls every live tool and gets its view's body", async () => {
     const client = await connect({ "x-license-key": (await issue("live_feed")).key });
-    for (const name of LIVE_TOOLS) {
-      const result = await call(client, name);
-      expect(result.isError, `${name}: ${textOf(result)}`).toBeFalsy();
-      const parsed = VIEW_SCHEMAS[viewOfTool(name)].safeParse(JSON.parse(textOf(result)));
-      expect(parsed.success, name).toBe(true);
-    }
+    for (const name of LIVE_TOOLS) expectServed(name, await call(client, name));
     const [first, second] = (JSON.parse(textOf(await call(client, "get_symbols"))) as { symbols: { sym: string }[] }).symbols.map((s) => s.sym);
     const two = JSON.parse(textOf(await call(client, "get_live_setup", { sym: `${first},${second}` }))) as { names: { sym: string }[] };
     expect(two.names.map((s) => s.sym)).toEqual([first, second]);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ROUTE_BY_PATH } from "../routes/catalogue.js";
 import { MAX_BATCH } from "../routes/query.js";
 import type { ViewName } from "../records/views.js";
 
@@ -111,6 +112,18 @@ export const MCP_TOOLS: readonly McpTool[] = [
 ];
 
 export const MCP_TOOL_BY_NAME: ReadonlyMap<string, McpTool> = new Map(MCP_TOOLS.map((t) => [t.name, t]));
+
+/**
+ * The view a tool answers with: its own, or its route's. A tool's arguments never select the
+ * route's free variant (its input has no such parameter), so this is the one view it serves;
+ * null for a route whose read is not served yet.
+ */
+export function toolView(tool: McpTool): ViewName | null {
+  if ("view" in tool.source) return tool.source.view;
+  const route = ROUTE_BY_PATH.get(tool.source.route);
+  if (!route) throw new Error(`tool ${tool.name} names a route the catalogue lacks`);
+  return route.view;
+}
 
 /** The MCP metadata keys of x402's MCP transport (specs/transports-v2/mcp.md). */
 export const X402_MCP_PAYMENT_META = "x402/payment";

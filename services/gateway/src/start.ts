@@ -5,8 +5,10 @@ import { ResolvedPrincipals } from "./access/resolved-principals.js";
 import { servedReadsRecorder } from "./access/served-reads.js";
 import { createServer } from "./app.js";
 import { startBoardEvents } from "./events/index.js";
+import type { ReadDeps } from "./http/read.js";
 import { serverStopper } from "./http/stop-server.js";
 import { ViewTemplates } from "./http/view-templates.js";
+import { mcpEndpoint } from "./mcp/endpoint.js";
 import type { GatewayEnv } from "./env.js";
 
 export interface GatewayService {
@@ -27,17 +29,21 @@ export async function startGateway(env: GatewayEnv, opts: GatewayOptions = {}): 
   // Stops after the HTTP server (registered later, stopped first) and before the bus drains.
   rt.lifecycle.onStop("served reads", () => served.flush());
   const events = startBoardEvents({ nc: rt.bus.nc, log: rt.log, metrics: rt.metrics, env });
-  const server = createServer({
+  const reads: ReadDeps = {
     nc: rt.bus.nc,
     timeoutMs: env.BUS_TIMEOUT_MS,
     log: rt.log,
-    trustProxyHops: env.TRUST_PROXY_HOPS,
     publicBaseUrl: new URL(env.PUBLIC_BASE_URL),
     served: served.record,
     views: new ViewTemplates(),
     principals: new ResolvedPrincipals(opts.now),
+  };
+  const server = createServer({
+    ...reads,
+    trustProxyHops: env.TRUST_PROXY_HOPS,
     telemetry: { tracer: rt.telemetry.tracer, metrics: rt.metrics },
     events: events.streams,
+    mcp: mcpEndpoint(reads),
   });
   server.keepAliveTimeout = 65_000;
   const stopServer = serverStopper(server);

@@ -218,6 +218,8 @@ export function llmsTxt(base: URL): string {
         "",
         "Free tools need nothing; the *_live tools are paid per call over x402's MCP transport (call without payment for the requirements, then again with _meta[\"x402/payment\"]); " +
           "the licensed tools read a live-feed license on the connection's X-License-Key (MCP reads no bearer and no scanner key).",
+        "Results are typed: every tool declares an outputSchema (the read's body as /openapi.json describes it, or the error body, or on a *_live tool x402's PaymentRequired), " +
+          "and a served result carries the read in structuredContent as well as the same JSON as text in content[0].",
         "",
         ...MCP_TOOLS.map(toolLine),
       ],

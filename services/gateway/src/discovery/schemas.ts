@@ -49,7 +49,11 @@ const COMPONENT_KINDS = new Set(["object", "union", "enum"]);
  * under its proto name, referenced by $ref wherever it recurs. `io` is "output" for what the
  * service sends and "input" for what it accepts.
  */
-export function componentSchemas(roots: ReadonlyMap<string, AnySchema>, io: "input" | "output"): Record<string, JsonSchema> {
+export function componentSchemas(
+  roots: ReadonlyMap<string, AnySchema>,
+  io: "input" | "output",
+  uri: (id: string) => string = (id) => `#/components/schemas/${id}`,
+): Record<string, JsonSchema> {
   const registry = z.registry<{ id: string }>();
   const named = new Map<AnySchema, string>();
   const taken = new Set<string>();
@@ -73,8 +77,20 @@ export function componentSchemas(roots: ReadonlyMap<string, AnySchema>, io: "inp
   };
   roots.forEach(walk);
 
-  const { schemas } = z.toJSONSchema(registry, { target: "draft-2020-12", io, uri: (id) => `#/components/schemas/${id}` });
+  const { schemas } = z.toJSONSchema(registry, { target: "draft-2020-12", io, uri });
   return Object.fromEntries(Object.entries(schemas).map(([id, schema]) => [id, withoutDialect(schema as JsonSchema)]));
+}
+
+const ROOT = "$root";
+
+/**
+ * One body as a document of its own (an MCP tool's outputSchema): the same components the
+ * OpenAPI document names, under the root's $defs instead of #/components/schemas.
+ */
+export function standaloneSchema(schema: AnySchema, io: "input" | "output"): JsonSchema {
+  const { [ROOT]: root, ...defs } = componentSchemas(new Map([[ROOT, schema]]), io, (id) => `#/$defs/${id}`);
+  if (!root) throw new Error("the root schema was not written");
+  return Object.keys(defs).length > 0 ? { ...root, $defs: defs } : root;
 }
 
 /** One schema on its own (a query parameter), inlined, without the document-level keys. */

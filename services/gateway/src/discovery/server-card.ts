@@ -1,6 +1,6 @@
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { LISTED_TOOLS } from "../mcp/tool-list.js";
+import { LISTED_TOOLS } from "./mcp-tools.js";
 import { SERVICE_NAME, SERVICE_TITLE, SERVICE_VERSION } from "./terms.js";
 
 /**
@@ -9,7 +9,8 @@ import { SERVICE_NAME, SERVICE_TITLE, SERVICE_VERSION } from "./terms.js";
  * description, remotes with their headers and protocol versions), plus the serverInfo,
  * capabilities and tools of the earlier SEP-1649 card, which SEP-2127's open schema allows and
  * crawlers of /.well-known/mcp/server-card.json still read. The tools are tools/list's own
- * entries (JSON Schemas of MCP_TOOLS' zod inputs), so the card cannot disagree with the server.
+ * entries (JSON Schemas of MCP_TOOLS' zod inputs and of their outputs), so the card cannot
+ * disagree with the server.
  */
 export const SERVER_CARD_SCHEMA = "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json";
 
@@ -43,7 +44,13 @@ export const ServerCard = z.object({
   serverInfo: z.object({ name: z.string(), title: z.string(), version: z.string() }),
   capabilities: z.object({ tools: z.object({ listChanged: z.boolean() }) }),
   tools: z.array(
-    z.looseObject({ name: z.string(), title: z.string().optional(), description: z.string().optional(), inputSchema: z.looseObject({ type: z.literal("object") }) }),
+    z.looseObject({
+      name: z.string(),
+      title: z.string().optional(),
+      description: z.string().optional(),
+      inputSchema: z.looseObject({ type: z.literal("object") }),
+      outputSchema: z.looseObject({ type: z.literal("object") }).optional(),
+    }),
   ),
 });
 export type ServerCard = z.infer<typeof ServerCard>;

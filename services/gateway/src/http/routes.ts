@@ -3,7 +3,6 @@ import type { Express, Request, Response } from "express";
 import { DISCOVERY_HANDLERS } from "../discovery/index.js";
 import { serveEvents, type EventStreams } from "../events/index.js";
 import { serveLandingPage } from "../landing/page.js";
-import { serveMcp } from "../mcp/server.js";
 import { answerPreflight, isPreflight, methodsOf } from "./cors.js";
 import { sendError } from "./errors.js";
 import { Exchange } from "./exchange.js";
@@ -15,9 +14,15 @@ import { sendCatalogue } from "./payment-required.js";
 import { stringParams } from "./query-params.js";
 import { serveRead, type ReadDeps } from "./read.js";
 
-/** What the routes are answered with: the reads' peers on the bus, and this replica's event streams. */
+/** An MCP endpoint. mcp/ builds on http/, so the wiring hands it in rather than this file importing it. */
+export interface McpEndpoint {
+  serve(req: Request, res: Response): Promise<void>;
+}
+
+/** What the routes are answered with: the reads' peers on the bus, this replica's event streams and its MCP endpoint. */
 export interface RouteDeps extends ReadDeps {
   events: EventStreams;
+  mcp: McpEndpoint;
 }
 
 type Handler = (deps: RouteDeps, req: Request, res: Response, query: Record<string, unknown>) => Promise<void> | void;
@@ -48,7 +53,7 @@ function otherAnswer(route: Route): Handler | null {
   if (route.path === BOARD_EVENTS_PATH) return (deps, req, res) => serveEvents(deps, req, res);
   const auth = AUTH_HANDLERS[route.path];
   if (auth) return auth;
-  if (route.kind === "mcp") return (deps, req, res) => serveMcp(deps, req, res);
+  if (route.kind === "mcp") return (deps, req, res) => deps.mcp.serve(req, res);
   if (route.kind === "page") return (deps, req, res) => serveLandingPage(deps, req, res);
   const document = DISCOVERY_HANDLERS[route.path];
   if (document) return (deps, req, res) => document(deps, req, res);

@@ -1,9 +1,8 @@
 import {
   boardRead,
-  MCP_TOOL_BY_NAME,
   paymentsRequirements,
   ROUTE_BY_PATH,
-  viewFor,
+  toolView,
   X402_MCP_PAYMENT_META,
   type Delivery,
   type McpTool,
@@ -16,6 +15,7 @@ import { ErrorCode as McpErrorCode, McpError, type CallToolResult } from "@model
 import { consume } from "../access/meter.js";
 import { resolveAccess } from "../access/principal.js";
 import { purchaseRead } from "../access/purchase.js";
+import { toolOutput } from "../discovery/tool-output.js";
 import { deliveryOf, type BoardViewReply } from "../http/board-view.js";
 import { upstreamFailure } from "../http/errors.js";
 import type { ReadDeps } from "../http/read.js";
@@ -32,7 +32,7 @@ export interface McpCaller {
 
 /** A tool's read, checked: the tool, the route it sells (if any), the view, the board's params and the query string an offer is for. */
 interface Order {
-  tool: string;
+  tool: McpTool;
   route: Route | null;
   view: ViewName;
   params: Record<string, string>;
@@ -40,11 +40,19 @@ interface Order {
 }
 
 /**
- * tools/call. Bad arguments and every refusal are tool errors (isError) an agent can read and
- * act on; only an unknown tool is a protocol error, as MCP specifies.
+ * tools/call of one of `tools` (the server's set). Bad arguments and every refusal are tool
+ * errors (isError) an agent can read and act on; only an unknown tool is a protocol error, as
+ * MCP specifies.
  */
-export async function callTool(deps: ReadDeps, caller: McpCaller, name: string, args: unknown, meta: Record<string, unknown> | undefined): Promise<CallToolResult> {
-  const tool = MCP_TOOL_BY_NAME.get(name);
+export async function callTool(
+  deps: ReadDeps,
+  caller: McpCaller,
+  tools: ReadonlyMap<string, McpTool>,
+  name: string,
+  args: unknown,
+  meta: Record<string, unknown> | undefined,
+): Promise<CallToolResult> {
+  const tool = tools.get(name);
   if (!tool) throw new McpError(McpErrorCode.InvalidParams, `There is no tool ${name}; tools/list names them.`);
   const checked = orderOf(tool, args);
   if (!checked.ok) return checked.result;
@@ -69,14 +77,15 @@ function orderOf(tool: McpTool, args: unknown): { ok: true; order: Order } | { o
   const input = tool.input.safeParse(args ?? {});
   if (!input.success) return { ok: false, result: invalidArgument(input.error.issues[0]) };
   const query = new URLSearchParams(Object.entries(input.data).filter((e): e is [string, string] => typeof e[1] === "string"));
-  if (!("route" in tool.source)) return { ok: true, order: { tool: tool.name, route: null, view: tool.source.view, params: {}, query: "" } };
+  if ("view" in tool.source) return { ok: true, order: { tool, route: null, view: tool.source.view, params: {}, query: "" } };
   const route = ROUTE_BY_PATH.get(tool.source.route);
   if (!route) throw new Error(`tool ${tool.name} names a route the catalogue lacks`);
   const checked = route.query.safeParse(Object.fromEntries(query));
   if (!checked.success) return { ok: false, result: invalidArgument(checked.error.issues[0]) };
-  const view = viewFor(route, checked.data).view;
+  // The view its outputSchema declares (never the route's free variant, which no tool's arguments select).
+  const view = toolView(tool);
   if (!view) return { ok: false, result: errorResult("not_implemented", `${tool.name} is not served yet.`) };
-  return { ok: true, order: { tool: tool.name, route, view, params: stringParams(checked.data), query: query.toString() } };
+  return { ok: true, order: { tool, route, view, params: stringParams(checked.data), query: query.toString() } };
 }
 
 function invalidArgument(issue: { path: PropertyKey[]; message: string } | undefined): CallToolResult {
@@ -99,7 +108,7 @@ async function freeRead(deps: ReadDeps, caller: McpCaller, order: Order): Promis
   if (limited) return limited;
   const reply = await read(deps, order);
   served(deps, order, "anonymous");
-  return readResult(reply.body);
+  return readResult(reply.body, toolOutput(order.tool).wrapped);
 }
 
 /** The live tier inside MCP: a live-feed license on X-License-Key, nothing else. */
@@ -114,7 +123,7 @@ async function licensedRead(deps: ReadDeps, caller: McpCaller, order: Order): Pr
   if (!burst.granted) return errorResult(burst.reason, "Too many calls at once. Pace calls sequentially.", { retry_after_seconds: burst.retry_after_seconds });
   const reply = await read(deps, order);
   served(deps, order, "live_license");
-  return readResult(reply.body);
+  return readResult(reply.body, toolOutput(order.tool).wrapped);
 }
 
 /** A *_live tool: the requirements when unpaid; with _meta["x402/payment"], the purchase and its receipt. */
@@ -142,7 +151,7 @@ async function paidRead(deps: ReadDeps, caller: McpCaller, order: Order, payment
   }
   // A redelivery (the same payment, called again) is not a new served read.
   if (bought.redelivered === undefined) served(deps, order, "x402");
-  return readResult(bought.read.body, decodeHeader(bought.receipt.headers["PAYMENT-RESPONSE"]));
+  return readResult(bought.read.body, toolOutput(order.tool).wrapped, decodeHeader(bought.receipt.headers["PAYMENT-RESPONSE"]));
 }
 
 /**
@@ -150,7 +159,7 @@ async function paidRead(deps: ReadDeps, caller: McpCaller, order: Order, payment
  * reads no sign-in), and with the tool named so its bazaar declaration is the MCP tool's.
  */
 async function paymentRequired(deps: ReadDeps, route: Route, order: Order, code: string, message: string): Promise<CallToolResult> {
-  const reply = await request(deps.nc, paymentsRequirements, { path: route.path, query: order.query, error: code, tool: order.tool }, { timeoutMs: deps.timeoutMs });
+  const reply = await request(deps.nc, paymentsRequirements, { path: route.path, query: order.query, error: code, tool: order.tool.name }, { timeoutMs: deps.timeoutMs });
   const required = decodeHeader(reply.headers["PAYMENT-REQUIRED"]);
   if (!required || typeof required !== "object") throw new Error("payments answered a 402 without PAYMENT-REQUIRED");
   const pr = required as Record<string, unknown> & { extensions?: Record<string, unknown> };

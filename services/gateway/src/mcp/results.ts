@@ -1,11 +1,19 @@
 import { ERROR_STATUS, X402_MCP_RESPONSE_META, type ErrorBody, type ErrorCode } from "@board/proto";
-import type { UpstreamFailure } from "../http/errors.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { WRAPPED_KEY } from "../discovery/tool-output.js";
+import type { UpstreamFailure } from "../http/errors.js";
 
-/** A read served: the view's JSON as text (the body HTTP would send), and any receipt in _meta. */
-export function readResult(body: Uint8Array, receipt?: unknown): CallToolResult {
+/**
+ * A read served: the view as structuredContent (what the tool's outputSchema declares) and the
+ * same JSON as text (the body HTTP would send) for hosts that read only content; any receipt
+ * in _meta. `wrapped`: the body is not a JSON object, so it rides under WRAPPED_KEY.
+ */
+export function readResult(body: Uint8Array, wrapped: boolean, receipt?: unknown): CallToolResult {
+  const text = Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8");
+  const value: unknown = JSON.parse(text);
   return {
-    content: [{ type: "text", text: Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8") }],
+    content: [{ type: "text", text }],
+    structuredContent: wrapped ? { [WRAPPED_KEY]: value } : (value as Record<string, unknown>),
     ...(receipt !== undefined ? { _meta: { [X402_MCP_RESPONSE_META]: receipt } } : {}),
   };
 }

@@ -2,6 +2,7 @@ import { MCP_TOOLS } from "@board/proto";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ServerCard, serverCard } from "../../src/discovery/server-card.js";
+import { toolOutput } from "../../src/discovery/tool-output.js";
 
 describe("serverCard", () => {
   const card = ServerCard.parse(serverCard(new URL("https://board.example.org")));
@@ -17,11 +18,12 @@ describe("serverCard", () => {
     expect(card.remotes[0]?.headers).toEqual([expect.objectContaining({ name: "X-License-Key", isRequired: false, isSecret: true })]);
   });
 
-  it("lists every MCP tool with its input as JSON Schema", () => {
+  it("lists every MCP tool with its input and its output as JSON Schema", () => {
     expect(card.tools.map((t) => t.name)).toEqual(MCP_TOOLS.map((t) => t.name));
     for (const tool of MCP_TOOLS) {
       const listed = card.tools.find((t) => t.name === tool.name)!;
       expect(listed.inputSchema).toEqual(z.toJSONSchema(tool.input, { io: "input" }));
+      expect(listed.outputSchema).toEqual(toolOutput(tool).schema);
     }
   });
 
