@@ -39,15 +39,38 @@ function parseArgs(argv: string[]): Args | null {
   return { ...args, base: rest[0] ?? "http://127.0.0.1:8080" };
 }
 
-async function proofOf(base: string): Promise<ProofView> {
-  const res = await fetch(new URL("/api/board/proof", base));
-  if (!res.ok) throw new Error(`${base}/api/board/proof answered ${res.status}`);
+async function proofPage(base: string, before?: number): Promise<ProofView> {
+  const url = new URL("/api/board/proof", base);
+  if (before !== undefined) url.searchParams.set("before", String(before));
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`${url.href} answered ${res.status}`);
   return ProofView.parse(await res.json());
+}
+
+/** Pages read back at most: 500 commitments each, years of boards every 5 minutes of market hours. */
+const MAX_PAGES = 400;
+
+/**
+ * The chain from the head down to the commitment of `contentHash`, newest first: the newest page,
+ * then older pages (/api/board/proof?before=<seq>) until that content is among them or the chain
+ * begins. `total` and `head` are the first page's; the entries are every page's, in order.
+ */
+async function chainDownTo(base: string, contentHash: string): Promise<ProofView> {
+  const proof = await proofPage(base);
+  const entries = [...proof.entries];
+  for (let pages = 1; pages < MAX_PAGES && !entries.some((e) => e.content_hash === contentHash); pages++) {
+    const oldest = entries.at(-1);
+    if (!oldest || oldest.seq <= 1) break;
+    const older = await proofPage(base, oldest.seq);
+    if (older.entries.length === 0) break;
+    entries.push(...older.entries);
+  }
+  return { ...proof, entries };
 }
 
 function whyNot(check: Extract<ProofCheck, { ok: false }>, proof: ProofView): string {
   return {
-    not_committed: `content ${check.contentHash} is not among the ${proof.entries.length} newest of ${proof.total} commitments`,
+    not_committed: `content ${check.contentHash} is not among the ${proof.entries.length} of ${proof.total} commitments read back from the head`,
     bad_commitment: `commitment #${check.seq} does not match its content hash`,
     broken_link: `commitment #${check.seq} does not link to the one before it`,
   }[check.reason];
@@ -66,8 +89,9 @@ function savedBoard(file: string): Record<string, unknown> {
 }
 
 async function verifyBoard(file: string, base: string): Promise<number> {
-  const proof = await proofOf(base);
-  const check = checkBoardAgainstProof(savedBoard(file), proof.entries);
+  const board = savedBoard(file);
+  const proof = await chainDownTo(base, boardContentHash(board));
+  const check = checkBoardAgainstProof(board, proof.entries);
   if (!check.ok) return notVerified(whyNot(check, proof));
   process.stdout.write(`verified: content ${check.contentHash} is commitment #${check.seq}; ${check.linksChecked} link(s) checked up to the head\n`);
   return 0;
@@ -89,7 +113,7 @@ async function verifyReceipt(file: string, boardFile: string | undefined, base: 
   const { contentHash, commitment, proofSeq } = payload;
   if (typeof contentHash !== "string" || typeof commitment !== "string" || typeof proofSeq !== "number")
     return notVerified("the receipt names no board version (contentHash, commitment, proofSeq)");
-  const proof = await proofOf(base);
+  const proof = await chainDownTo(base, contentHash);
   const entry = proof.entries.find((e) => e.content_hash === contentHash);
   if (entry && (entry.commitment !== commitment || entry.seq !== proofSeq))
     return notVerified(`the receipt names commitment #${proofSeq} ${commitment}, the chain has #${entry.seq} ${entry.commitment} for that content`);

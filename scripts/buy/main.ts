@@ -114,11 +114,19 @@ async function main() {
     const ac = new AbortController();
     process.once("SIGINT", () => ac.abort());
     process.once("SIGTERM", () => ac.abort());
-    line("watch", `polling ${client.http.url("/api/board/state")}; buying ${args.path} each time it changes (Ctrl-C stops)`);
+    line("watch", `following ${client.http.url("/api/board/events")}; buying ${args.path} each time it changes (Ctrl-C stops)`);
     let was = before.ok ? before.value.amount : null;
     for await (const event of client.watch(args.path, { query: args.query, signal: ac.signal })) {
       if (event.type === "poll_failed") {
         line("poll", `failed (${event.error.code}: ${event.error.message}); again in ${Math.round(event.retry_in_ms / 1000)} s`);
+        continue;
+      }
+      if (event.type === "events_lost") {
+        line("events", `stream lost (${event.error.code}: ${event.error.message}); reopened in ${Math.round(event.retry_in_ms / 1000)} s`);
+        continue;
+      }
+      if (event.type === "polling") {
+        line("events", `no event stream here (${event.reason.message}); polling ${client.http.url("/api/board/state")}`);
         continue;
       }
       process.stdout.write("\n");

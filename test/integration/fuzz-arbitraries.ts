@@ -153,6 +153,8 @@ function knownValues(name: string, v: Vocabulary): fc.Arbitrary<string> | null {
         fc.string({ unit: chars("0123456789abcdef"), minLength: 64, maxLength: 64 }),
         fc.string({ unit: chars("0123456789abcdef"), minLength: 63, maxLength: 65 }),
       );
+    case "before":
+      return fc.constantFrom("1", "2", "3", "500", "2147483647", "0", "-1", "1.5", "01", "2147483648", "99999999999", "1e2", " 5");
     case "chain":
       return fc.constantFrom("eip155:8453", "eip155:1", "eip155:84532", "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp", "algorand:wGHE2Pwdvd7S12BL5FaOP20EGYesN73k", "eip155", "ab", "a", "EIP155:8453", "eip155:8453 ");
     default:

@@ -9,6 +9,7 @@ import {
   PreviewParam,
   SampleParam,
   SectorNameParam,
+  SeqParam,
   SignInAddressParam,
   SignInChainParam,
   SymList,
@@ -138,7 +139,12 @@ export const ROUTES: readonly Route[] = [
   free("/api/board/symbols", "symbols", "The symbol directory."),
   free("/api/board/state", "state", "A content hash per view: poll this and buy only on change."),
   free("/api/board/signal-audit", "signal-audit", "Forward-return audit of past committed scores."),
-  free("/api/board/proof", "proof", "Append-only sha256 pre-commitments of every published board."),
+  free(
+    "/api/board/proof",
+    "proof",
+    "Append-only sha256 pre-commitments of every published board: the newest 500; ?before=<seq>: the 500 below that seq, to page back through the chain.",
+    z.object({ before: SeqParam.optional() }),
+  ),
   free("/api/perf", "perf", "Engine versus benchmark performance, percentages only."),
   free(
     BOARD_EVENTS_PATH,

@@ -55,5 +55,14 @@ export const DaysParam = Single.pipe(
 /** One book's code, lower case: spx, qqq, macro or crypto. */
 export const BookParam = Single.pipe(z.enum(["spx", "qqq", "macro", "crypto"], { error: "one of spx, qqq, macro, crypto" }));
 
+/** A proof-chain seq: /api/board/proof?before= pages back through the chain from it. */
+export const SeqParam = Single.pipe(
+  z
+    .string()
+    .regex(/^[1-9]\d{0,9}$/, "a commitment's seq: a whole number from 1")
+    .transform(Number)
+    .pipe(z.number().int().max(2_147_483_647, "a commitment's seq is at most 2147483647")),
+);
+
 /** A committed board's content hash (or its snapshot hash), as /api/board/state and the event feed name it. */
 export const BoardHashParam = Single.pipe(z.string().regex(/^[0-9a-f]{64}$/, "a board's content hash: 64 lowercase hex characters"));

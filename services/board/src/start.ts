@@ -5,7 +5,7 @@ import pkg from "../package.json" with { type: "json" };
 import { announcePublication } from "./announce.js";
 import { consumeSnapshots } from "./consumer.js";
 import { HistoryReads } from "./history/reads.js";
-import { HISTORY_VIEWS, HistoryViews } from "./history/views.js";
+import { HistoryViews, readFromTables } from "./history/views.js";
 import * as schema from "./db/schema.js";
 import type { BoardEnv } from "./env.js";
 import type { Publication } from "./publication.js";
@@ -54,8 +54,8 @@ export async function startBoard(env: BoardEnv, opts: { now?: () => Date } = {})
     await rt.serve([
       bindBytes(boardRead, async (req) => {
         const pub = req.snapshot ? await publications.of(req.snapshot) : publication();
-        // A history read is cut from the tables at the read's board (pub), then served like any view.
-        const made = pub && HISTORY_VIEWS.has(req.view) ? await history.view(pub, req.view, req.params ?? {}) : undefined;
+        // A history read (or a page of the proof chain) is cut from the tables at the read's board (pub), then served like any view.
+        const made = pub && readFromTables(req.view, req.params) ? await history.view(pub, req.view, req.params ?? {}) : undefined;
         return readView({ publication: () => pub, now, refreshMinutes: env.REFRESH_MINUTES, status }, req, made);
       }),
     ]);

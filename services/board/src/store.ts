@@ -71,6 +71,13 @@ export class SnapshotStore {
     return { total: total?.n ?? 0, rows };
   }
 
+  /** A page of the proof chain: up to `limit` commitments with a seq below `before`, newest first, and how many there are in all. */
+  async commitmentsBefore(before: number, limit: number) {
+    const rows = await this.db.select().from(commitments).where(lt(commitments.seq, before)).orderBy(desc(commitments.seq)).limit(limit);
+    const [total] = await this.db.select({ n: count() }).from(commitments);
+    return { total: total?.n ?? 0, rows };
+  }
+
   async commitmentOf(snapshotHash: string) {
     const [row] = await this.db.select().from(commitments).where(eq(commitments.snapshotHash, snapshotHash)).limit(1);
     return row ?? null;

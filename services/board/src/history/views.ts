@@ -7,7 +7,10 @@ import {
   DaysParam,
   NameHistoryView,
   PRODUCT,
+  PROOF_WINDOW,
+  ProofView,
   RegimeHistoryView,
+  SeqParam,
   SymList,
   type BookCode,
   type ViewName,
@@ -15,13 +18,17 @@ import {
 import { BusError } from "@board/service-kit";
 import type { z } from "zod";
 import { publish, type Publication, type PublishedView } from "../publication.js";
-import { commitmentOf } from "../proof/views.js";
+import { commitmentOf, proofPageView } from "../proof/views.js";
 import type { SnapshotStore } from "../store.js";
 import { HistoryReadCache } from "./read-cache.js";
 import type { BoardAt, HistoryReads } from "./reads.js";
 
 /** The reads answered from the history tables per request, not rendered with a publication. */
 export const HISTORY_VIEWS: ReadonlySet<ViewName> = new Set(["asof", "regime-history", "name-history", "changes"]);
+
+/** Whether a read is made from the tables: a history read, or a page of the proof chain (the newest page is published). */
+export const readFromTables = (view: ViewName, params: Record<string, string> | undefined): boolean =>
+  HISTORY_VIEWS.has(view) || (view === "proof" && params?.before !== undefined);
 
 /** Sessions a history read covers when `days` is not given. */
 export const DEFAULT_DAYS = { "regime-history": 60, "name-history": 20 } as const;
@@ -86,6 +93,15 @@ export class HistoryViews {
           throw BusError.worded("board_unknown", `No committed board has that content or snapshot hash.${oldest}`, "since");
         }
         return publish(pub.board, { product: PRODUCT, ...got }, ChangesView);
+      }
+      case "proof": {
+        const before = param(SeqParam, params, "before");
+        if (before === undefined) throw BusError.worded("invalid_query", "Query parameter 'before': is required for a page of the chain.", "before");
+        // The chain as of the read's board: its head is that board's commitment.
+        const head = pub.commitment ? await this.store.commitmentOf(pub.snapshotHash) : ((await this.store.commitments(1)).rows[0] ?? null);
+        const below = Math.min(before, (head?.seq ?? 0) + 1);
+        const { rows } = await this.store.commitmentsBefore(below, PROOF_WINDOW);
+        return publish(pub.board, proofPageView(head?.seq ?? 0, head, rows), ProofView);
       }
       default:
         throw new BusError("not_implemented", 501, `view ${view} is not a history read`);

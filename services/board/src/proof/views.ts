@@ -33,6 +33,11 @@ export function proofView(total: number, rows: CommitmentRow[]): Omit<ProofView,
   return { product: PRODUCT, algorithm: { ...PROOF_ALGORITHM }, total, head: entries[0] ?? null, entries, verify: VERIFY_HINT };
 }
 
+/** /api/board/proof?before=<seq>: the commitments below a seq (newest first), with the chain's head as of the read's board. */
+export function proofPageView(total: number, head: CommitmentRow | null, rows: CommitmentRow[]): Omit<ProofView, "freshness"> {
+  return { ...proofView(total, rows), head: head ? commitmentOf(head) : null };
+}
+
 /** /api/board/asof?sample=1: a whole committed board of an earlier day, with its commitment. */
 export function asofSampleView(board: BoardContent, row: CommitmentRow): Omit<AsofSampleView, "freshness"> {
   return { product: PRODUCT, sample: true, commitment: commitmentOf(row), board };
