@@ -219,7 +219,8 @@ export function queryOf(route: Route, v: Vocabulary): fc.Arbitrary<string | null
   const pair = fc.oneof(...declaredPair, { weight: 2, arbitrary: fc.tuple(unknownName, fc.oneof(garbageValue, fc.constant(encoded("1")))).map(([name, value]) => ({ name, value })) });
   const rendered = fc.tuple(pair, fc.constantFrom("=", "=", "=", "", "==")).map(([p, eq]) => (eq === "" ? enc(p.name) : `${enc(p.name)}${eq}${render(p.value)}`));
   const list = fc.array(rendered, { maxLength: 4 });
-  // A declared parameter twice (?sym=a&sym=b) is refused, never guessed at: send that often.
+  // A declared parameter twice: a list (?sym=a&sym=b) is read as one list (sym=a,b), any other
+  // is refused ("must be given once"), never guessed at. Send that often.
   const repeated = names.length === 0 ? [] : [{ weight: 1, arbitrary: fc.tuple(declaredPair[0]!.arbitrary, declaredPair[0]!.arbitrary).map(([a, b]) => `${enc(a.name)}=${render(a.value)}&${enc(a.name)}=${render(b.value)}`) }];
   const freeVariant = route.freeVariant ? [{ weight: 2, arbitrary: fc.constant(`${route.freeVariant.param}=${route.freeVariant.value}`) }] : [];
   return fc.oneof(

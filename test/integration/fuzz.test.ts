@@ -176,6 +176,11 @@ function documented(route: Route): Map<ErrorCode, Set<number>> {
 }
 const DOCUMENTED = new Map(ROUTES.map((r) => [r.path, documented(r)]));
 
+/** A route's list parameters (sym): those that take a value given more than once as one list. */
+const listParams = (route: Route) =>
+  new Set(Object.entries(route.query.shape as Record<string, { safeParse(v: unknown): { success: boolean } }>).filter(([, field]) => field.safeParse(["A", "B"]).success).map(([name]) => name));
+const LIST_PARAMS = new Map(ROUTES.map((r) => [r.path, listParams(r)]));
+
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -235,6 +240,10 @@ function verdict(r: FuzzRequest, a: Answer): string | null {
   if (!ownMethod) {
     if (code !== "method_not_allowed" || a.status !== 405) return `${code} where 405 method_not_allowed is due`;
     return a.headers.get("allow") ? null : "a 405 without Allow";
+  }
+  // sym=A&sym=B is the list A,B: a list parameter is never refused for being repeated (any other is).
+  if (code === "invalid_query" && LIST_PARAMS.get(route.path)!.has(parsed.data.error.param ?? "") && parsed.data.error.message.endsWith("must be given once.")) {
+    return `list parameter ${parsed.data.error.param} refused for being repeated`;
   }
   const statuses = DOCUMENTED.get(route.path)!.get(code);
   if (!statuses?.has(a.status)) return `${a.status} ${code} is not documented for ${route.path}`;

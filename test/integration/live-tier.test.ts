@@ -99,11 +99,13 @@ describe("a live-feed license", () => {
     }
   });
 
-  it("answers /api/live/setup?sym=AAPL,MSFT with those two, in that order", async () => {
+  it("answers /api/live/setup?sym=AAPL,MSFT (or sym=AAPL&sym=MSFT) with those two, in that order", async () => {
     const v = LiveSetupView.parse(await body(await get("/api/live/setup?sym=AAPL,MSFT", { "x-license-key": liveKey })));
     expect(v.names.map((s) => s.sym)).toEqual(["AAPL", "MSFT"]);
     expect(v.unknown).toEqual([]);
     for (const s of v.names) expect(s.books.map((b) => b.book)).toEqual(s.bk);
+    // The parameter repeated is the same list.
+    expect(LiveSetupView.parse(await body(await get("/api/live/setup?sym=AAPL&sym=MSFT", { "x-license-key": liveKey }))).names).toEqual(v.names);
   });
 
   it("lists unknown symbols, answers the symbol directory when none is known, and refuses a bad sym", async () => {
@@ -114,7 +116,8 @@ describe("a live-feed license", () => {
     const none = NameDirectoryView.parse(await body(await get("/api/live/setup?sym=NOPE,ZZZ", headers)));
     expect(none.unknown).toEqual(["NOPE", "ZZZ"]);
     expect(none.count).toBe(universe.entries.length);
-    for (const bad of ["sym=", `sym=${Array.from({ length: 11 }, (_, i) => `S${i}`).join(",")}`, "sym=AAPL&sym=MSFT"]) {
+    const eleven = Array.from({ length: 11 }, (_, i) => `S${i}`);
+    for (const bad of ["sym=", "sym=&sym=", `sym=${eleven.join(",")}`, eleven.map((s) => `sym=${s}`).join("&")]) {
       const res = await get(`/api/live/setup?${bad}`, headers);
       expect(res.status, bad).toBe(400);
       expect(await codeOf(res), bad).toBe("invalid_query");

@@ -17,18 +17,29 @@ export const SampleParam = Single.pipe(z.literal("1", { error: "the only allowed
 export const MAX_BATCH = 10;
 
 /**
- * One to ten comma-separated symbols. Unknown symbols are not an error here (the read
- * answers them with the directory); an empty list or more than ten is.
+ * A list parameter's raw value: one string (sym=AAPL,MSFT) or, given more than once, several
+ * (sym=AAPL&sym=MSFT, what openapi-fetch and other generators send by default). Any other
+ * parameter given twice stays refused (Single).
  */
-export const SymList = Single.transform((s) =>
-  s
-    .split(",")
+const ListValue = z.union([z.string(), z.array(z.string())], {
+  error: (issue) => (issue.input === undefined ? "is required" : "must be a string"),
+});
+
+/**
+ * One to ten symbols, comma-separated, repeated, or both (their union in order): one list
+ * either way, so every spelling has the same limits and the same read. Unknown symbols are
+ * not an error here (the read answers them with the directory); an empty list or more than
+ * ten is, duplicates counted (the read serves each once).
+ */
+export const SymList = ListValue.transform((v) =>
+  (typeof v === "string" ? [v] : v)
+    .flatMap((s) => s.split(","))
     .map((x) => x.trim().toUpperCase())
     .filter((x) => x.length > 0),
 ).pipe(
   z
     .array(z.string().max(16, "each symbol is at most 16 characters"))
-    .min(1, "give one to ten comma-separated symbols")
+    .min(1, "give one to ten symbols, comma-separated or repeated")
     .max(MAX_BATCH, `at most ${MAX_BATCH} symbols per read`),
 );
 

@@ -6,7 +6,9 @@ import { inlineSchema } from "./schemas.js";
 /** What each query parameter means (the schema comes from the route's own query schema). */
 const PARAMETER_NOTES: Record<string, string> = {
   preview: "Only the value 1: the free preview, same schema as the full board, previous trading day, top 3 names per book. No payment, no call cap.",
-  sym: `One ticker, or up to ${MAX_BATCH} comma-separated (AAPL,MSFT), upper-cased and trimmed.`,
+  sym:
+    `One ticker, or up to ${MAX_BATCH} comma-separated (AAPL,MSFT), upper-cased and trimmed. ` +
+    `The parameter repeated (sym=AAPL&sym=MSFT), or both forms at once, is read as the same list: at most ${MAX_BATCH} symbols in all, the same price.`,
   name: "A sector label, case-insensitive, one of the 20 sector groups. An unknown value returns the sector directory (200).",
   etf: "Or the sector's ETF symbol. An unknown value returns the sector directory (200).",
   sample: "Only the value 1: one complete committed sample day of scores.",
@@ -45,7 +47,8 @@ export function parameterComponents(routes: readonly Route[]): { components: Rec
         required: !optional,
         description: PARAMETER_NOTES[param] ?? param,
         schema,
-        // A list travels comma-separated in one parameter (sym=AAPL,MSFT); a repeated parameter is refused.
+        // One declared style, the comma list (sym=AAPL,MSFT); the repeated form that generators
+        // send when they ignore style is accepted too (proto's SymList), and said so in the description.
         ...(schema["type"] === "array" ? { style: "form", explode: false } : {}),
       };
       const content = JSON.stringify(parameter);

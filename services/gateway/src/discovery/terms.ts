@@ -67,7 +67,7 @@ export const LIMITS: readonly { readonly name: string; readonly value: string; r
   { name: "Free key inactivity expiry", value: `${FREE_KEY_IDLE_DAYS} days`, applies: "free keys and wallet keys" },
   { name: "Wallet sign-in session", value: `issuedAt plus ${SIGN_IN_SESSION_SECONDS / 60} minutes`, applies: "one SIGN-IN-WITH-X header" },
   { name: "Bearer token lifetime", value: `${ACCESS_TOKEN_SECONDS} seconds, scope ${ACCESS_TOKEN_SCOPE}`, applies: "POST /oauth/token" },
-  { name: "Batch size", value: `1 to ${MAX_BATCH} comma-separated symbols at the single-name price`, applies: "/api/board/name and /api/board/hold" },
+  { name: "Batch size", value: `1 to ${MAX_BATCH} symbols, comma-separated (sym=AAPL,MSFT) or repeated (sym=AAPL&sym=MSFT), at the single-name price`, applies: "/api/board/name and /api/board/hold" },
   { name: "Preview", value: "top 3 names per book, previous trading day, no call cap", applies: "/api/board/agent?preview=1" },
   { name: "Leaders", value: "10 per book", applies: "/api/board/leaders" },
   { name: "Movers", value: "10 gainers and 10 losers", applies: "/api/board/movers" },

@@ -32,7 +32,7 @@ interface Doc {
   info: { version: string; title: string; description: string };
   servers: { url: string }[];
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, Record<string, unknown>>; parameters: Record<string, { name: string; in: string; required: boolean; schema: Record<string, unknown> }>; securitySchemes: Record<string, Record<string, string>>; headers: Record<string, unknown> };
+  components: { schemas: Record<string, Record<string, unknown>>; parameters: Record<string, { name: string; in: string; required: boolean; description: string; schema: Record<string, unknown> }>; securitySchemes: Record<string, Record<string, string>>; headers: Record<string, unknown> };
 }
 
 const op = (path: string, method = "get") => {
@@ -84,8 +84,14 @@ describe("openApiDocument", () => {
     // SPEC.md shows preview twice on /api/board/agent; it is one parameter here.
     expect(op("/api/board/agent").parameters).toEqual([{ $ref: "#/components/parameters/preview" }]);
     expect(doc.components.parameters["preview"]).toMatchObject({ name: "preview", in: "query", required: false, schema: { const: "1" } });
-    // sym travels comma-separated in one parameter.
+    // sym is declared in one style, comma-separated in one parameter; its description says the repeated form reads the same.
     expect(doc.components.parameters["sym"]).toMatchObject({ required: true, style: "form", explode: false, schema: { type: "array", maxItems: 10 } });
+    const lists = Object.values(doc.components.parameters).filter((p) => p.schema["type"] === "array");
+    expect(lists.length).toBeGreaterThan(0);
+    for (const p of lists) {
+      expect(p).toMatchObject({ in: "query", style: "form", explode: false });
+      expect(p.description).toContain("sym=AAPL&sym=MSFT");
+    }
     const declared = new Set(Object.keys(doc.components.parameters));
     const used = new Set(Object.values(doc.paths).flatMap((item) => Object.values(item).flatMap((o) => (o.parameters ?? []).map((p) => p.$ref.split("/").pop()!))));
     expect(used).toEqual(declared);

@@ -142,7 +142,7 @@ function deepFreeze<T>(value: T): T {
 
 /**
  * A paid route's declaration over HTTP: GET, its query parameters as accepted (zod's input
- * side: sym is the comma-separated string a client sends), and its bounded output. The method
+ * side: sym is a comma-separated string, or the values of sym repeated), and its bounded output. The method
  * is added the way x402's HTTP middleware does, by the extension's own enrichDeclaration.
  */
 export function buildRouteDeclaration(route: Route, base: URL): DiscoveryExtension {
