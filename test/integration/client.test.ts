@@ -231,4 +231,24 @@ describe("watch()", () => {
       await events.return(undefined);
     }
   });
+
+  it("watchChanges(): buys /api/board/changes since the board it started from when a new board is published", async () => {
+    const client = await payingClient("base");
+    const ac = new AbortController();
+    const changes = client.watchChanges({ signal: ac.signal, minIntervalMs: 50, maxIntervalMs: 100 });
+    try {
+      const next = changes.next();
+      // The watch starts from the current board (bought nothing for it): publish the next one.
+      await new Promise((r) => setTimeout(r, 500));
+      expect(client.receipts.all()).toHaveLength(0);
+      await stack.publish(fixtureSnapshot({ asofDaily: "2026-11-25", computedAt: "2026-11-25T07:00:00-08:00", seed: 5 }));
+      const first = (await next).value;
+      expect(first).toMatchObject({ type: "read", result: { ok: true, served: "paid", body: { from: { asof_daily: "2026-11-24" }, to: { asof_daily: "2026-11-25" } } } });
+      expect(client.receipts.all()).toHaveLength(1);
+      expect(client.receipts.all()[0]!.path).toMatch(/^\/api\/board\/changes\?since=[0-9a-f]{64}$/);
+    } finally {
+      ac.abort();
+      await changes.return(undefined);
+    }
+  });
 });

@@ -11,7 +11,7 @@ import { readRoute, READS, type BodyOf, type Query, type ReadPath } from "./rout
 import { signIn, walletKey, type WalletSigner } from "./sign-in.js";
 import { baseUnits, SpendCap, type BaseUnits, type Hold } from "./spend-cap.js";
 import { boardEvents } from "./events.js";
-import { watchView, type WatchEvent, type WatchOptions } from "./watch.js";
+import { watchChanges, watchView, type WatchEvent, type WatchOptions } from "./watch.js";
 import { z } from "zod";
 
 export interface BoardClientOptions {
@@ -223,14 +223,34 @@ export class BoardClient {
   watch<P extends ReadPath>(path: P, opts: WatchOptions & { query?: Query } = {}): AsyncGenerator<WatchEvent<ReadResult<BodyOf<P>>>> {
     const target = readRoute(path, opts.query ?? {});
     if (!target) throw new RangeError(`${path} is not a read of the board`);
-    const state = async (): Promise<Result<BoardState>> => {
-      const r = await this.state();
-      return r.ok ? ok(r.body) : { ok: false, error: r.error };
-    };
-    const events = (lastEventId: number | undefined, signal: AbortSignal | undefined) =>
-      boardEvents(this.http, { ...(lastEventId !== undefined ? { lastEventId } : {}), ...(signal ? { signal } : {}) });
-    return watchView(target.view, { state, read: () => this.read(path, opts.query ?? {}), events }, opts);
+    return watchView(target.view, { state: () => this.stateResult(), read: () => this.read(path, opts.query ?? {}), events: this.eventStream }, opts);
   }
+
+  /**
+   * Watches what changed: from the board when the watch starts, buys /api/board/changes?since=
+   * the board last read up to each time a new board is published (0.005 USDC, where re-buying a
+   * whole view costs more). A `since` past the boards kept (board_too_old) is reported and the
+   * watch goes on from the current board.
+   */
+  watchChanges(opts: WatchOptions = {}): AsyncGenerator<WatchEvent<ReadResult<BodyOf<"/api/board/changes">>>> {
+    return watchChanges(
+      {
+        state: () => this.stateResult(),
+        read: (since) => this.read("/api/board/changes", { since: since ?? "" }),
+        settled: (r) => !r.ok && (r.error.code === "board_too_old" || r.error.code === "board_unknown"),
+        events: this.eventStream,
+      },
+      opts,
+    );
+  }
+
+  private async stateResult(): Promise<Result<BoardState>> {
+    const r = await this.state();
+    return r.ok ? ok(r.body) : { ok: false, error: r.error };
+  }
+
+  private readonly eventStream = (lastEventId: number | undefined, signal: AbortSignal | undefined) =>
+    boardEvents(this.http, { ...(lastEventId !== undefined ? { lastEventId } : {}), ...(signal ? { signal } : {}) });
 
   /** USDC base units paid today (UTC), in-flight payments included. */
   spentToday(): bigint {

@@ -37,22 +37,41 @@ export type WatchEvent<R> =
 
 export interface WatchDeps<R extends { ok: boolean }> {
   state(): Promise<Result<BoardState>>;
-  read(): Promise<R>;
+  /** Buys; `previous` is the hash last bought (null before the first buy). */
+  read(previous: string | null): Promise<R>;
+  /** A refused buy that trying again cannot mend (a `since` too old): the watch moves on to the current hash. */
+  settled?(result: R): boolean;
   /** The event stream from after `lastEventId` (events.ts); without it the watch polls. */
   events?(lastEventId: number | undefined, signal: AbortSignal | undefined): AsyncGenerator<BoardPublishedEvent, StreamEnd | null>;
   now?: () => number;
 }
 
-export async function* watchView<R extends { ok: boolean }>(view: ViewName, deps: WatchDeps<R>, opts: WatchOptions = {}): AsyncGenerator<WatchEvent<R>> {
-  if (deps.events && opts.via !== "poll") yield* followEvents(view, { ...deps, events: deps.events }, opts);
-  else yield* poll(view, deps, opts);
+/** What a watch follows: the hash it compares, and whether the first one is bought or only noted. */
+interface Watched {
+  key(views: Record<string, string>, snapshot: string): string;
+  /** True: the hash seen first is where the watch starts, nothing is bought for it (a watch of changes). */
+  baseline: boolean;
 }
 
-/** The hash a watch compares: the view's, or the snapshot's for a view the board does not hash (yet). */
-const hashOf = (view: ViewName, views: Record<string, string>, snapshot: string): string => views[view] ?? snapshot;
+/** Buys a view when its hash changes: the view's, or the snapshot's for a view the board does not hash (yet). */
+export function watchView<R extends { ok: boolean }>(view: ViewName, deps: WatchDeps<R>, opts: WatchOptions = {}): AsyncGenerator<WatchEvent<R>> {
+  return watchBoard({ key: (views, snapshot) => views[view] ?? snapshot, baseline: false }, deps, opts);
+}
+
+/**
+ * Buys what changed each time the board does: `read(previous)` is given the snapshot hash of the
+ * board last read up to (the first: the board when the watch starts), as /api/board/changes?since= takes it.
+ */
+export function watchChanges<R extends { ok: boolean }>(deps: WatchDeps<R>, opts: WatchOptions = {}): AsyncGenerator<WatchEvent<R>> {
+  return watchBoard({ key: (_views, snapshot) => snapshot, baseline: true }, deps, opts);
+}
+
+function watchBoard<R extends { ok: boolean }>(watched: Watched, deps: WatchDeps<R>, opts: WatchOptions): AsyncGenerator<WatchEvent<R>> {
+  return deps.events && opts.via !== "poll" ? followEvents(watched, { ...deps, events: deps.events }, opts) : poll(watched, deps, opts);
+}
 
 async function* followEvents<R extends { ok: boolean }>(
-  view: ViewName,
+  watched: Watched,
   deps: WatchDeps<R> & Required<Pick<WatchDeps<R>, "events">>,
   opts: WatchOptions,
 ): AsyncGenerator<WatchEvent<R>> {
@@ -65,10 +84,15 @@ async function* followEvents<R extends { ok: boolean }>(
   /** Buys when `hash` is not the one bought; false when the buy failed. */
   async function* buyIfChanged(hash: string, freshness: { poll_hint: string; next_refresh_at: string }): AsyncGenerator<WatchEvent<R>, boolean> {
     if (hash === bought) return true;
-    const result = await deps.read();
-    if (result.ok) bought = hash;
+    if (bought === null && watched.baseline) {
+      bought = hash;
+      return true;
+    }
+    const result = await deps.read(bought);
+    const moveOn = result.ok || deps.settled?.(result) === true;
+    if (moveOn) bought = hash;
     yield { type: "read", view_hash: hash, poll_hint: freshness.poll_hint, next_refresh_at: freshness.next_refresh_at, result };
-    return result.ok;
+    return moveOn;
   }
   while (!opts.signal?.aborted) {
     // What the stream cannot replay: the board now (at the start, and after a reconnection).
@@ -79,7 +103,7 @@ async function* followEvents<R extends { ok: boolean }>(
       await sleep(retry, opts.signal);
       continue;
     }
-    if (!(yield* buyIfChanged(hashOf(view, state.value.views, state.value.snapshot), state.value.freshness))) {
+    if (!(yield* buyIfChanged(watched.key(state.value.views, state.value.snapshot), state.value.freshness))) {
       await sleep(min, opts.signal);
       continue;
     }
@@ -96,7 +120,7 @@ async function* followEvents<R extends { ok: boolean }>(
       lastEventId = event.seq;
       failures = 0;
       const poll_hint = "next board: the next event of /api/board/events";
-      if (!(yield* buyIfChanged(hashOf(view, event.views, event.snapshot), { poll_hint, next_refresh_at: event.next_refresh_at }))) {
+      if (!(yield* buyIfChanged(watched.key(event.views, event.snapshot), { poll_hint, next_refresh_at: event.next_refresh_at }))) {
         buyFailed = true;
         await stream.return(null);
         break;
@@ -109,7 +133,7 @@ async function* followEvents<R extends { ok: boolean }>(
     }
     if (end && end.error.status === 404) {
       yield { type: "polling", reason: end.error };
-      yield* poll(view, deps, opts, bought);
+      yield* poll(watched, deps, opts, bought);
       return;
     }
     const retry = backoff(failures++);
@@ -118,7 +142,7 @@ async function* followEvents<R extends { ok: boolean }>(
   }
 }
 
-async function* poll<R extends { ok: boolean }>(view: ViewName, deps: WatchDeps<R>, opts: WatchOptions, alreadyBought: string | null = null): AsyncGenerator<WatchEvent<R>> {
+async function* poll<R extends { ok: boolean }>(watched: Watched, deps: WatchDeps<R>, opts: WatchOptions, alreadyBought: string | null = null): AsyncGenerator<WatchEvent<R>> {
   const min = opts.minIntervalMs ?? 2_000;
   const max = Math.max(min, opts.maxIntervalMs ?? 600_000);
   const now = deps.now ?? Date.now;
@@ -134,10 +158,11 @@ async function* poll<R extends { ok: boolean }>(view: ViewName, deps: WatchDeps<
     }
     failures = 0;
     const { freshness } = state.value;
-    const hash = hashOf(view, state.value.views, state.value.snapshot);
-    if (hash !== bought) {
-      const result = await deps.read();
-      if (result.ok) bought = hash;
+    const hash = watched.key(state.value.views, state.value.snapshot);
+    if (hash !== bought && bought === null && watched.baseline) bought = hash;
+    else if (hash !== bought) {
+      const result = await deps.read(bought);
+      if (result.ok || deps.settled?.(result) === true) bought = hash;
       yield { type: "read", view_hash: hash, poll_hint: freshness.poll_hint, next_refresh_at: freshness.next_refresh_at, result };
     }
     const untilRefresh = Date.parse(freshness.next_refresh_at) - now();

@@ -5,7 +5,7 @@ import type { StreamEnd } from "../src/events.js";
 import { ReceiptLog, type Receipt } from "../src/receipts.js";
 import { READS } from "../src/routes.js";
 import { formatUsdc, SpendCap } from "../src/spend-cap.js";
-import { watchView } from "../src/watch.js";
+import { watchChanges, watchView } from "../src/watch.js";
 
 describe("routes", () => {
   it("types each read with the very schema proto serves it with", () => {
@@ -221,5 +221,36 @@ describe("watch over the event stream", () => {
     // One read (the hash never changes), then the switch, then polls that buy nothing.
     expect(kinds).toEqual(["read", "polling"]);
     expect(states).toBeGreaterThanOrEqual(4);
+  });
+
+  it("watches changes: starts from the board it finds, asks for each change since the board last read, and moves on past a refusal that cannot mend", async () => {
+    const ac = new AbortController();
+    let current = "a".repeat(32);
+    const asked: (string | null)[] = [];
+    const seen: string[] = [];
+    for await (const e of watchChanges(
+      {
+        state: async () => ok({ ...state(current), snapshot: current }),
+        read: async (previous) => {
+          asked.push(previous);
+          return previous === "b".repeat(32) ? { ok: false, code: "board_too_old" } : { ok: true };
+        },
+        settled: (r) => (r as { code?: string }).code === "board_too_old",
+        events: async function* () {
+          for (const h of ["b", "c", "d"]) {
+            current = h.repeat(32);
+            yield { ...event(1, "x".repeat(32)), snapshot: current };
+          }
+          ac.abort();
+          return null;
+        },
+      },
+      { signal: ac.signal, minIntervalMs: 1, maxIntervalMs: 5 },
+    )) {
+      if (e.type === "read") seen.push(`${e.view_hash[0]}:${e.result.ok}`);
+    }
+    // Nothing bought for the board found at the start; b since a; c since b refused for good, so d is asked since c.
+    expect(asked.map((h) => h?.[0] ?? null)).toEqual(["a", "b", "c"]);
+    expect(seen).toEqual(["b:true", "c:false", "d:true"]);
   });
 });
