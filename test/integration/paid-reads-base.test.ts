@@ -319,6 +319,30 @@ describe("redelivery: a retry of a settled payment gets what it bought", () => {
     expect(await servedCount("/api/board/leaders")).toBe(counted + 2);
   });
 
+  it("only the read it bought: a retry asking other parameters is refused payment_already_used and served nothing; another spelling of the same read is delivered", async () => {
+    const { key } = await payer(100_000n);
+    const sym = ((await (await fetch(`${stack.base}/api/board/symbols`)).json()) as { symbols: { sym: string }[] }).symbols.slice(0, 3).map((s) => s.sym);
+    const bought = `/api/board/name?sym=${sym[0]},${sym[1]}`;
+    const payment = await signedPayment(key, bought);
+    const before = await chain.balanceOf(payTo);
+    const first = await stack.paidGet(bought, payment);
+    expect(first.status).toBe(200);
+    await until(async () => (await chain.balanceOf(payTo)) > before);
+    const paid = await chain.balanceOf(payTo);
+    // Other symbols, one more symbol, or none: not what this payment bought.
+    for (const other of [`/api/board/name?sym=${sym[2]}`, `/api/board/name?sym=${sym[0]},${sym[1]},${sym[2]}`, `/api/board/name?sym=${sym[1]}`]) {
+      const res = await stack.paidGet(other, payment);
+      expect(res.status, other).toBe(402);
+      expect(await refusal(res), other).toBe("payment_already_used");
+    }
+    // The same read spelt otherwise (lower case, repeated) is the read it bought.
+    const again = await stack.paidGet(`/api/board/name?sym=${sym[0]!.toLowerCase()}&sym=${sym[1]}`, payment);
+    expect(again.status).toBe(200);
+    expect(again.headers.get("payment-redelivery")).toBe("1");
+    expect(Buffer.from(await again.arrayBuffer()).equals(Buffer.from(await first.arrayBuffer()))).toBe(true);
+    expect(await chain.balanceOf(payTo)).toBe(paid);
+  });
+
   it("past the window the same payment is refused payment_redelivery_expired, and charges nothing", async () => {
     await stack.stopPayments();
     await stack.startPayments(paymentsEnv({ REDELIVERY_WINDOW_SECONDS: "1" }));

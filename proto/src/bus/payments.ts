@@ -40,12 +40,27 @@ export const RequirementsReply = z.object({ body: z.string(), headers: z.record(
 export type RequirementsReply = z.infer<typeof RequirementsReply>;
 
 /**
+ * A read's parameters as the board is asked them (parsed and normalized from the query: one
+ * spelling per read, whatever the client's, e.g. sym=AAPL,MSFT for sym=aapl&sym=msft).
+ */
+export const ReadParams = z.record(z.string().max(64), z.string().max(MAX_RESOURCE_QUERY_CHARS));
+export type ReadParams = z.infer<typeof ReadParams>;
+
+/**
  * What a paid read served: the board version (its snapshot's hash), the freshness block it
- * carried and the encoding. The board renders the same bytes from it again (board.v1.read
- * with `snapshot` and `freshness`), so a retry of the same payment is served what it bought.
+ * carried, the encoding and the read's parameters. The board renders the same bytes from it
+ * again (board.v1.read with `snapshot` and `freshness`), so a retry of the same payment is
+ * served what it bought, and only that: a retry asking other parameters is refused.
  * `commitment` (the board version's place in the proof chain) is what the signed receipt names.
  */
-export const Delivery = z.object({ snapshot: z.string().max(128), freshness: FreshnessBlock, encoding: ContentEncoding, commitment: CommitmentRef.optional() });
+export const Delivery = z.object({
+  snapshot: z.string().max(128),
+  freshness: FreshnessBlock,
+  encoding: ContentEncoding,
+  commitment: CommitmentRef.optional(),
+  /** Absent in deliveries recorded before parameters were: read as none. */
+  params: ReadParams.optional(),
+});
 export type Delivery = z.infer<typeof Delivery>;
 
 /** Settles a claim after the read succeeded; only a settled claim is served. `delivery` is recorded first. */
@@ -72,7 +87,13 @@ export type Redelivery = z.infer<typeof Redelivery>;
  * Verifies a payment for this route and claims it in Postgres (unique per payment) before
  * anything is served. Refusals are 402s with a payment_* reason code.
  */
-export const ClaimRequest = z.object({ ...Resource, carrier: PaymentCarrier, value: z.string().min(1).max(16_384) });
+export const ClaimRequest = z.object({
+  ...Resource,
+  carrier: PaymentCarrier,
+  value: z.string().min(1).max(16_384),
+  /** The read's parameters: a payment that bought a read is delivered it again only for the same parameters. */
+  params: ReadParams.optional(),
+});
 export type ClaimRequest = z.input<typeof ClaimRequest>;
 export const ClaimReply = z.object({
   claim_id: z.uuid(),

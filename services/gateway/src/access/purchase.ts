@@ -1,4 +1,4 @@
-import { paymentsClaim, paymentsRelease, paymentsSettle, type ClaimReply, type Delivery, type PaymentCarrier, type Route, type SettleReply } from "@board/proto";
+import { paymentsClaim, paymentsRelease, paymentsSettle, type ClaimReply, type Delivery, type PaymentCarrier, type ReadParams, type Route, type SettleReply } from "@board/proto";
 import { isBusError, request, type Logger, type NatsConnection } from "@board/service-kit";
 
 export interface PurchaseDeps {
@@ -27,18 +27,18 @@ export type Purchase<Read> =
  * payment before anything is served; read the board; settle (naming what the read served,
  * recorded before the money moves); serve only what settled. A failed read releases the
  * claim, so nothing is charged and the payment may be used again. A payment that bought this
- * read before is answered by payments with its delivery: the same board version is read
- * again and served with the first receipt, nothing claimed or settled.
+ * read before (the same route and parameters) is answered by payments with its delivery: the
+ * same board version is read again and served with the first receipt, nothing claimed or settled.
  */
 export async function purchaseRead<Read>(
   deps: PurchaseDeps,
-  order: { route: Route; query: string; payment: Payment },
+  order: { route: Route; query: string; params: ReadParams; payment: Payment },
   read: (again?: Delivery) => Promise<Read>,
   deliveryOf: (read: Read) => Delivery | null,
 ): Promise<Purchase<Read>> {
   let claim: ClaimReply;
   try {
-    claim = await request(deps.nc, paymentsClaim, { path: order.route.path, query: order.query, ...order.payment }, { timeoutMs: deps.timeoutMs * 3 });
+    claim = await request(deps.nc, paymentsClaim, { path: order.route.path, query: order.query, params: order.params, ...order.payment }, { timeoutMs: deps.timeoutMs * 3 });
   } catch (err) {
     return refusedOr(err);
   }
@@ -61,8 +61,9 @@ export async function purchaseRead<Read>(
   }
 
   try {
+    // The parameters are recorded with what was served: a retry of this payment gets this read, not another.
     const delivery = deliveryOf(body);
-    const receipt = await request(deps.nc, paymentsSettle, { claim_id: claim.claim_id, ...(delivery && { delivery }) }, { timeoutMs: deps.timeoutMs * 10 });
+    const receipt = await request(deps.nc, paymentsSettle, { claim_id: claim.claim_id, ...(delivery && { delivery: { ...delivery, params: order.params } }) }, { timeoutMs: deps.timeoutMs * 10 });
     return { kind: "served", read: body, receipt, claim };
   } catch (err) {
     return refusedOr(err);

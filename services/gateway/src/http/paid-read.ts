@@ -42,7 +42,7 @@ export async function servePaidRead(
 
   const bought = await purchaseRead(
     deps,
-    { route, query: queryString(req), payment },
+    { route, query: queryString(req), params, payment },
     (again) => (again ? readDelivered(deps, req, view, params, again) : readBoardView(deps, req, view, params, { conditional: false })),
     deliveryOf,
   );

@@ -139,7 +139,7 @@ async function paidRead(deps: ReadDeps, caller: McpCaller, order: Order, payment
     return paymentRequired(deps, route, order, "payment_invalid_header", "_meta[\"x402/payment\"] must be an x402 PaymentPayload object.");
 
   const value = Buffer.from(JSON.stringify(payment)).toString("base64");
-  const bought = await purchaseRead(deps, { route, query: order.query, payment: { carrier: "payment-signature", value } }, (again) => read(deps, order, again), deliveryOf);
+  const bought = await purchaseRead(deps, { route, query: order.query, params: order.params, payment: { carrier: "payment-signature", value } }, (again) => read(deps, order, again), deliveryOf);
   if (bought.kind === "failed") return failureResult(upstreamFailure(bought.error));
   if (bought.kind === "refused") {
     const result = await paymentRequired(deps, route, order, bought.code, `Payment refused: ${bought.code}.`);

@@ -1,4 +1,4 @@
-import { ErrorCode, ROUTE_BY_PATH, type ClaimReply, type Delivery, type ClaimRequest, type SettleReply, type SettlementEvent } from "@board/proto";
+import { Delivery, ErrorCode, ROUTE_BY_PATH, type ClaimReply, type ClaimRequest, type ReadParams, type SettleReply, type SettlementEvent } from "@board/proto";
 import { BusError, type Logger } from "@board/service-kit";
 import { extractPaymentIdentifier, isValidPaymentId } from "@x402/extensions/payment-identifier";
 import type { FacilitatorClient } from "@x402/core/server";
@@ -67,12 +67,15 @@ export class ClaimDesk {
 
   /**
    * A payment key already held: a retry of the same settled payment (identical signed payload,
-   * same route) gets its read again; anything else is refused as used.
+   * same route and parameters) gets its read again; anything else is refused as used.
    */
-  private async heldBy(key: string, path: string, same: (stored: StoredPayment) => boolean): Promise<ClaimReply | null> {
+  private async heldBy(key: string, read: AskedRead, same: (stored: StoredPayment) => boolean): Promise<ClaimReply | null> {
     const prior = await this.store.byKey(key);
     if (!prior || (prior.state !== "claimed" && prior.state !== "settled")) return null;
-    if (prior.state === "settled" && prior.route === path && this.redeliveries && same(prior.payment as StoredPayment)) return this.redeliveries.of(prior);
+    if (prior.state === "settled" && this.redeliveries && same(prior.payment as StoredPayment)) {
+      if (sameRead(prior, read)) return this.redeliveries.of(prior);
+      throw otherRead(prior);
+    }
     return this.alreadyUsed();
   }
 
@@ -93,7 +96,8 @@ export class ClaimDesk {
   async claim(req: ClaimRequest): Promise<ClaimReply> {
     const route = ROUTE_BY_PATH.get(req.path);
     if (!route || route.kind !== "paid" || route.price === null) throw new BusError("not_found", 404, `${req.path} is not a paid route`);
-    if (req.carrier === "authorization") return this.claimMpp(req.path, route.price, req.value);
+    const asked: AskedRead = { path: route.path, params: req.params ?? {} };
+    if (req.carrier === "authorization") return this.claimMpp(asked, route.price, req.value);
     const decoded = decodePaymentHeader(req.value);
     if (!decoded) throw new BusError("payment_invalid_header");
 
@@ -121,7 +125,7 @@ export class ClaimDesk {
 
     // Verified locally, a payment already held is found by the claim's unique key below (one
     // statement on the way of every paid read); one whose authorization lapsed meanwhile, here.
-    const retryOf = () => this.heldBy(key, route.path, (stored) => stored.version !== "mpp" && sameJson(innerPayload(stored.payload), innerPayload(decoded.payload)));
+    const retryOf = () => this.heldBy(key, asked, (stored) => stored.version !== "mpp" && sameJson(innerPayload(stored.payload), innerPayload(decoded.payload)));
     const local = await rail.batched?.verify(decoded.payload, requirement as PaymentRequirements);
     if (local && !local.ok) {
       const held = local.code === "payment_expired" ? await retryOf() : null;
@@ -141,7 +145,10 @@ export class ClaimDesk {
     const paymentId = decoded.version === 2 ? this.paymentIdentifier(decoded.payload as PaymentPayload) : null;
     if (paymentId) {
       const earlier = await this.store.byPaymentId(payer, paymentId);
-      if (earlier?.state === "settled" && earlier.route === route.path && this.redeliveries) return this.redeliveries.of(earlier);
+      if (earlier?.state === "settled" && this.redeliveries && earlier.route === route.path) {
+        if (sameRead(earlier, asked)) return this.redeliveries.of(earlier);
+        throw otherRead(earlier);
+      }
       if (earlier) throw new BusError("payment_already_used", 402, "a payment with this payment-identifier id is already in flight or was used for another read");
     }
 
@@ -194,13 +201,14 @@ export class ClaimDesk {
   }
 
   /** An MPP credential (Authorization: Payment): mppx checks the challenge binding and the signed authorization, then it is claimed by challenge id. */
-  private async claimMpp(path: string, price: bigint, credential: string): Promise<ClaimReply> {
+  private async claimMpp(asked: AskedRead, price: bigint, credential: string): Promise<ClaimReply> {
+    const path = asked.path;
     if (!this.mpp) throw new BusError("payment_unsupported_scheme", 402, "MPP is not offered here");
     if (!this.mppOffered()) throw new BusError("service_unavailable", 503, "MPP is not available at the moment: its chain does not answer");
     // The same credential again (one claim per challenge id): a retry of a settled read is delivered again.
     const challengeId = await credentialChallengeId(credential);
     if (challengeId) {
-      const held = await this.heldBy(`mpp:${challengeId}`, path, (stored) => stored.version === "mpp" && stored.credential === credential);
+      const held = await this.heldBy(`mpp:${challengeId}`, asked, (stored) => stored.version === "mpp" && stored.credential === credential);
       if (held) return held;
     }
     const expected = { amount: price.toString(), resource: path };
@@ -395,3 +403,25 @@ async function credentialChallengeId(header: string): Promise<string | null> {
     return null;
   }
 }
+
+/** The read a claim asks for: its route and its parameters as the board is asked them. */
+interface AskedRead {
+  path: string;
+  params: ReadParams;
+}
+
+/**
+ * Whether a settled claim bought this very read: the same route and parameters (a delivery
+ * recorded without parameters had none). One with no delivery recorded is left to Redeliveries,
+ * which refuses it in its own words.
+ */
+function sameRead(prior: { route: string; delivery: unknown }, read: AskedRead): boolean {
+  if (prior.route !== read.path) return false;
+  if (prior.delivery === null || prior.delivery === undefined) return true;
+  const delivered = Delivery.safeParse(prior.delivery);
+  return delivered.success && sameJson(delivered.data.params ?? {}, read.params);
+}
+
+/** A retry of a payment asking for another read than the one it bought: refused, nothing served or counted. */
+const otherRead = (prior: { route: string }) =>
+  new BusError("payment_already_used", 402, `this payment bought a read of ${prior.route} with other parameters; a retry is delivered only the read it bought: sign a new payment for a new read`);
