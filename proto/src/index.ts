@@ -4,3 +4,4 @@ export * from "./errors.js";
 export * from "./routes/index.js";
 export * from "./proof.js";
 export * from "./mcp/tools.js";
+export * from "./mcp/resources.js";

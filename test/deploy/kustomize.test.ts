@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { BOARD_EVENTS_PATH } from "@board/proto";
+import { BOARD_EVENTS_PATH, MCP_SESSION_DEFAULTS } from "@board/proto";
 import { beforeAll, describe, expect, test } from "vitest";
 import { GatewayEnv } from "../../services/gateway/src/env.js";
 import { configIssues, SECRET_STAND_INS, SECRET_VARIABLE } from "./env-schemas.js";
@@ -218,7 +218,7 @@ describe.each(OVERLAYS)("kustomize overlay %s", (overlay) => {
     });
     expect(fronted).toEqual(["gateway"]);
     const ingresses = ofKind(objects(), "Ingress");
-    expect(ingresses.map(nameOf).sort()).toEqual(["gateway", "gateway-events"]);
+    expect(ingresses.map(nameOf).sort()).toEqual(["gateway", "gateway-events", "gateway-mcp"]);
     const backends = JSON.stringify(ingresses).match(/"service":\{"name":"([^"]+)"/g) ?? [];
     expect(new Set(backends)).toEqual(new Set(['"service":{"name":"gateway"']));
   });
@@ -241,6 +241,23 @@ describe.each(OVERLAYS)("kustomize overlay %s", (overlay) => {
     for (const timeout of ["proxy-read-timeout", "proxy-send-timeout"]) expect(Number(notes[`nginx.ingress.kubernetes.io/${timeout}`]), timeout).toBeGreaterThanOrEqual(10 * heartbeat);
     // The rest of the API keeps the controller's defaults.
     expect(obj(main.metadata, "metadata").annotations).toBeUndefined();
+  });
+
+  test("MCP's Ingress: its one path, the gateway's hosts and TLS, each client address to one replica (its sessions live there), its streams held past the keep-alive, unbuffered", () => {
+    const main = named(objects(), "Ingress", "gateway")!;
+    const mcp = named(objects(), "Ingress", "gateway-mcp")!;
+    const spec = (o: Obj) => obj(o.spec, "ingress spec");
+    const paths = arr(spec(mcp).rules, "rules").flatMap((r) => arr(obj(obj(r, "rule").http, "http").paths, "paths").map((p) => obj(p, "path")));
+    expect(paths.map((p) => `${String(p.pathType)} ${String(p.path)}`)).toEqual(["Exact /mcp"]);
+    const hosts = (o: Obj) => arr(spec(o).rules, "rules").map((r) => obj(r, "rule").host);
+    expect(hosts(mcp)).toEqual(hosts(main));
+    expect(spec(mcp).tls).toEqual(spec(main).tls);
+    expect(spec(mcp).ingressClassName).toBe(spec(main).ingressClassName);
+    const notes = obj(obj(mcp.metadata, "metadata").annotations, "annotations");
+    // The client's address, not Mcp-Session-Id: an initialize has no session id to hash.
+    expect(notes["nginx.ingress.kubernetes.io/upstream-hash-by"]).toBe("$remote_addr");
+    expect(notes["nginx.ingress.kubernetes.io/proxy-buffering"]).toBe("off");
+    for (const timeout of ["proxy-read-timeout", "proxy-send-timeout"]) expect(Number(notes[`nginx.ingress.kubernetes.io/${timeout}`]), timeout).toBeGreaterThanOrEqual(10 * MCP_SESSION_DEFAULTS.keepaliveSeconds);
   });
 
   test("the gateway and board autoscale (autoscaling/v2); the HPA owns their replica count", () => {

@@ -165,9 +165,13 @@ describe("preflight", () => {
   });
 
   it("names every request header the API reads, and the methods of a POST route", async () => {
-    const mcp = await preflight("/mcp", "POST", { "access-control-request-headers": "content-type,mcp-protocol-version,x-license-key" });
+    const token = await preflight("/oauth/token", "POST", { "access-control-request-headers": "content-type,authorization" });
+    expect(token.status).toBe(204);
+    expect(token.headers["access-control-allow-methods"]).toBe("POST");
+    // MCP's session: GET for its stream and DELETE for its end, with its Mcp-Session-Id.
+    const mcp = await preflight("/mcp", "DELETE", { "access-control-request-headers": "content-type,mcp-protocol-version,mcp-session-id,x-license-key" });
     expect(mcp.status).toBe(204);
-    expect(mcp.headers["access-control-allow-methods"]).toBe("POST");
+    expect(mcp.headers["access-control-allow-methods"]).toBe("GET, POST, DELETE, HEAD");
     expect(mcp.headers["access-control-allow-headers"]).toBe(CORS_REQUEST_HEADERS.join(", "));
   });
 

@@ -305,17 +305,21 @@ describe("the live tier inside MCP reads only a live-feed license on X-License-K
 });
 
 describe("the transport", () => {
-  it("GET /mcp is 405 with Allow: POST (stateless: no server-sent stream); a raw POST needs both Accept types", async () => {
-    const get = await fetch(`${stack.base}/mcp`);
-    expect(get.status).toBe(405);
-    expect(get.headers.get("allow")).toContain("POST");
+  it("GET /mcp without a session is 400 (a stream is a session's); a raw POST needs both Accept types and is answered without a session", async () => {
+    const get = await fetch(`${stack.base}/mcp`, { headers: { accept: "text/event-stream" } });
+    expect(get.status).toBe(400);
+    expect(((await get.json()) as { error: { message: string } }).error.message).toMatch(/Mcp-Session-Id header is required/);
     const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: {} });
     const notAcceptable = await fetch(`${stack.base}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json" }, body });
     expect(notAcceptable.status).toBe(406);
     const raw = await fetch(`${stack.base}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body });
     expect(raw.status).toBe(200);
+    expect(raw.headers.get("mcp-session-id")).toBeNull();
     expect(((await raw.json()) as { result: { tools: unknown[] } }).result.tools.length).toBe(MCP_TOOLS.length);
     const garbage = await fetch(`${stack.base}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{not json" });
     expect(garbage.status).toBe(400);
+    const large = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { pad: "x".repeat(70_000) } });
+    const tooLarge = await fetch(`${stack.base}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: large });
+    expect(tooLarge.status).toBe(413);
   });
 });

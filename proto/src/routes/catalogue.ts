@@ -161,7 +161,12 @@ export const ROUTES: readonly Route[] = [
   },
 
   other("/", "page", ["GET"], "The landing page for people: the free slice drawn, prices, how to pay, the documents."),
-  other("/mcp", "mcp", ["POST"], "The MCP server (Streamable HTTP, stateless): the delayed board free, live reads per call over x402, the live tier on a live-feed license."),
+  other(
+    "/mcp",
+    "mcp",
+    ["GET", "POST", "DELETE"],
+    "The MCP server (Streamable HTTP): the delayed board free, the free views as resources that notify, live reads per call over x402, the live tier on a live-feed license. POST answers in JSON, with or without a session; GET is a session's notification stream, DELETE ends it.",
+  ),
   other("/api", "discovery", ["GET"], "The 402 catalogue of every paid offer."),
   other("/openapi.json", "discovery", ["GET"], "OpenAPI 3.1 description."),
   other("/llms.txt", "discovery", ["GET"], "The board described for language models."),

@@ -1,4 +1,4 @@
-import { EVENT_STREAM_DEFAULTS } from "@board/proto";
+import { EVENT_STREAM_DEFAULTS, MCP_SESSION_DEFAULTS } from "@board/proto";
 import { baseEnv, parseEnv } from "@board/service-kit";
 import { z } from "zod";
 
@@ -21,6 +21,12 @@ export const GatewayEnv = baseEnv(9101).extend({
   EVENTS_SLOW_CLIENT_BYTES: z.coerce.number().int().min(1024).max(16 * 1024 * 1024).default(64 * 1024),
   /** ...or once a write has waited this long to drain. */
   EVENTS_SLOW_CLIENT_SECONDS: z.coerce.number().int().min(1).max(600).default(30),
+  /** /mcp: sessions one client address may hold on this replica; past it an initialize is answered without a session (no subscriptions). */
+  MCP_MAX_SESSIONS_PER_CLIENT: z.coerce.number().int().min(1).max(100_000).default(MCP_SESSION_DEFAULTS.perClient),
+  /** /mcp: sessions this replica holds at most (see docs/decisions.md for what one costs). */
+  MCP_MAX_SESSIONS: z.coerce.number().int().min(1).max(1_000_000).default(MCP_SESSION_DEFAULTS.perReplica),
+  /** /mcp: a session with no request and no open GET stream for this long is ended (its id then meets 404). */
+  MCP_SESSION_IDLE_SECONDS: z.coerce.number().int().min(1).max(86_400).default(MCP_SESSION_DEFAULTS.idleSeconds),
 });
 export type GatewayEnv = z.infer<typeof GatewayEnv>;
 

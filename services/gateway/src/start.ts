@@ -8,7 +8,8 @@ import { startBoardEvents } from "./events/index.js";
 import type { ReadDeps } from "./http/read.js";
 import { serverStopper } from "./http/stop-server.js";
 import { ViewTemplates } from "./http/view-templates.js";
-import { mcpEndpoint } from "./mcp/endpoint.js";
+import { MAX_MESSAGE_BYTES, mcpEndpoint } from "./mcp/endpoint.js";
+import { McpSessions } from "./mcp/sessions.js";
 import type { GatewayEnv } from "./env.js";
 
 export interface GatewayService {
@@ -38,12 +39,19 @@ export async function startGateway(env: GatewayEnv, opts: GatewayOptions = {}): 
     views: new ViewTemplates(),
     principals: new ResolvedPrincipals(opts.now),
   };
+  const sessions = new McpSessions({
+    deps: reads,
+    limits: { perClient: env.MCP_MAX_SESSIONS_PER_CLIENT, total: env.MCP_MAX_SESSIONS, idleMs: env.MCP_SESSION_IDLE_SECONDS * 1000 },
+    feed: events.feed,
+    maxMessageBytes: MAX_MESSAGE_BYTES,
+    metrics: rt.metrics,
+  });
   const server = createServer({
     ...reads,
     trustProxyHops: env.TRUST_PROXY_HOPS,
     telemetry: { tracer: rt.telemetry.tracer, metrics: rt.metrics },
     events: events.streams,
-    mcp: mcpEndpoint(reads),
+    mcp: mcpEndpoint(reads, sessions),
   });
   server.keepAliveTimeout = 65_000;
   const stopServer = serverStopper(server);
@@ -59,6 +67,8 @@ export async function startGateway(env: GatewayEnv, opts: GatewayOptions = {}): 
   rt.lifecycle.onStop("http", stopServer);
   // Stops first: the server's close waits for every connection, and an event stream never ends by itself.
   rt.lifecycle.onStop("event streams", () => events.stop());
+  // Likewise: a session's GET stream is held open until its session ends.
+  rt.lifecycle.onStop("mcp sessions", () => sessions.stop());
   await rt.serve([]);
   const port = (server.address() as AddressInfo).port;
   rt.log.info({ port }, "gateway listening");

@@ -4,6 +4,8 @@ import {
   BOARD_EVENTS_PATH,
   FREE_DAILY_LIMIT,
   FREE_KEY_IDLE_DAYS,
+  MCP_RESOURCES,
+  MCP_SESSION_DEFAULTS,
   MCP_TOOLS,
   neededParams,
   PAID_ROUTES,
@@ -213,11 +215,23 @@ export function llmsTxt(base: URL): string {
     [
       "MCP server",
       [
-        link("MCP endpoint", at("/mcp"), "Streamable HTTP, stateless: POST JSON-RPC with Accept: application/json, text/event-stream"),
-        link("Server card", at("/.well-known/mcp/server-card.json"), "the endpoint, its optional X-License-Key header and the tools"),
+        link(
+          "MCP endpoint",
+          at("/mcp"),
+          "Streamable HTTP: POST JSON-RPC with Accept: application/json, text/event-stream. An initialize opens a session (Mcp-Session-Id, sent back on each request; GET is its notification stream, DELETE ends it); " +
+            "any other POST without the header is answered on its own, so hosts that never initialize work as well",
+        ),
+        link("Server card", at("/.well-known/mcp/server-card.json"), "the endpoint, its optional X-License-Key header, the tools and the resources"),
         "",
         "Free tools need nothing; the *_live tools are paid per call over x402's MCP transport (call without payment for the requirements, then again with _meta[\"x402/payment\"]); " +
           "the licensed tools read a live-feed license on the connection's X-License-Key (MCP reads no bearer and no scanner key).",
+        "Resources: the free views, as application/json: " +
+          MCP_RESOURCES.map((r) => `${r.uri} (${r.title.toLowerCase()})`).join(", ") +
+          ". In a session, resources/subscribe to one and its notifications/resources/updated arrives on the session's GET stream within a second of each board published that changed it " +
+          "(board://state changes with every board); then read it again. The paid views stay tools.",
+        `Sessions: up to ${MCP_SESSION_DEFAULTS.perClient} per client address and ${MCP_SESSION_DEFAULTS.perReplica} per gateway replica (past either an initialize is answered without a session: tools and reads work, subscriptions do not); ` +
+          `a session with no request and no open GET stream ends after ${MCP_SESSION_DEFAULTS.idleSeconds / 60} minutes. ` +
+          "A session lives on one replica: a request whose Mcp-Session-Id is unknown there (ended, or the replica changed) is answered 404, and the client initializes again.",
         "Results are typed: every tool declares an outputSchema (the read's body as /openapi.json describes it, or the error body, or on a *_live tool x402's PaymentRequired), " +
           "and a served result carries the read in structuredContent as well as the same JSON as text in content[0].",
         "",

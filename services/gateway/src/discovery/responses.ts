@@ -2,7 +2,7 @@ import { STATUS_CODES } from "node:http";
 import type { RouteConfig, ZodRequestBody } from "@asteasolutions/zod-to-openapi";
 import { BOARD_EVENTS_PATH, EVENT_STREAM_DEFAULTS, FRESHNESS_HEADERS, MCP_LIVE_PATH, type ErrorCode, type Route } from "@board/proto";
 import { CORS_EXPOSED_HEADERS } from "../http/cors.js";
-import { RESPONSE_HEADERS } from "../http/headers.js";
+import { MCP_SESSION_HEADER, RESPONSE_HEADERS } from "../http/headers.js";
 import { authorizationServerMetadata, protectedResourceMetadata, protectedResourceMetadataPath } from "../http/oauth.js";
 import { API_CATALOG_TYPE, SERVER_CARD_TYPE } from "./api-catalog.js";
 import { readBody } from "./bodies.js";
@@ -107,7 +107,7 @@ function routeSuccessResponses(route: Route, method: Method, base: URL): Respons
     case "live":
       return { "200": { description: route.summary, headers: headers("ETag", "Cache-Control", ...FRESHNESS, "X-Board-Tier"), content: json(bodySchema) } };
     case "mcp":
-      return mcpResponses();
+      return route.path === "/mcp" ? mcpSessionResponses(method) : mcpResponses();
     case "page":
       return {
         "200": { description: route.summary, headers: headers("ETag", "Cache-Control"), content: content({ "text/html": { type: "string" } }) },
@@ -198,6 +198,47 @@ function mcpResponses(): Responses {
   };
 }
 
+const SESSION_GONE = "The Mcp-Session-Id names no session of this replica (it ended: DELETE or idle; or it lives on another replica): initialize again without it.";
+
+/** /mcp with sessions: POST as above (an initialize opens a session), GET a session's notification stream, DELETE its end. */
+function mcpSessionResponses(method: Method): Responses {
+  const rpc = json(ref("schemas", "JsonRpcResponse"));
+  const needsSession = { description: "Bad Request: Mcp-Session-Id is required (a stream or an end is of a session).", content: rpc };
+  const gone = { description: SESSION_GONE, content: rpc };
+  switch (method) {
+    case "post": {
+      const { "200": _answer, ...rest } = mcpResponses();
+      return {
+        "200": {
+          description:
+            "The JSON-RPC answer (a result, or a JSON-RPC error such as an unknown tool). Tool refusals are tool results with isError. " +
+            "The answer to an initialize opens a session and carries its Mcp-Session-Id (unless this replica holds all the sessions it may, or the client address does: then it is answered without one, and resources cannot be subscribed to).",
+          headers: headers(MCP_SESSION_HEADER),
+          content: rpc,
+        },
+        ...rest,
+        "404": gone,
+      };
+    }
+    case "get":
+      return {
+        "200": {
+          description:
+            "The session's notification stream (Server-Sent Events, each event's data one JSON-RPC message): notifications/resources/updated {uri} for each subscribed resource a published board changed, " +
+            "and a comment every 15 s. One stream per session; it keeps the session from idling.",
+          headers: headers("Cache-Control", "X-Accel-Buffering"),
+          content: content({ "text/event-stream": { type: "string" } }),
+        },
+        "400": needsSession,
+        "404": gone,
+        "406": { description: "The Accept header must list text/event-stream.", content: rpc },
+        "409": { description: "The session has its stream open already.", content: rpc },
+      };
+    default:
+      return { "200": { description: "The session is ended: its stream closes, and its id meets 404 from now on." }, "400": needsSession, "404": gone };
+  }
+}
+
 function authResponses(route: Route, method: Method, base: URL): Responses {
   const noStore = headers("Cache-Control");
   switch (route.path) {
@@ -277,6 +318,12 @@ export function requestBody(route: Route): ZodRequestBody | undefined {
     case "/oauth/register":
       return { required: true, content: json(ref("schemas", "ClientRegistration")) };
     case "/mcp":
+      return {
+        required: true,
+        description:
+          "A JSON-RPC message (Streamable HTTP). Send Accept: application/json, text/event-stream, and the session's Mcp-Session-Id once an initialize gave one; without one, any message is answered on its own.",
+        content: json(ref("schemas", "JsonRpcRequest")),
+      };
     case MCP_LIVE_PATH:
       return {
         required: true,

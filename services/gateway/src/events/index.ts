@@ -6,14 +6,15 @@ import { EventStreams } from "./streams.js";
 
 export { serveEvents } from "./serve.js";
 export type { EventStreams } from "./streams.js";
+export type { BoardEventFeed } from "./feed.js";
 
 /** Events kept for Last-Event-ID resumes: more than a whole session's boards at the 5-minute cadence (about 80). */
 export const EVENT_RING_SIZE = 128;
 /** The board is asked for its current state this often anyway: an event lost on the bus arrives at most this late. */
 export const EVENT_RESYNC_MS = 60_000;
 
-/** The push feed of this replica: its follower of the board's publications and its streams. */
-export function startBoardEvents(deps: { nc: NatsConnection; log: Logger; metrics: Metrics; env: GatewayEnv }): { streams: EventStreams; stop(): void } {
+/** The push feed of this replica: its follower of the board's publications (MCP's resource updates follow it too) and its streams. */
+export function startBoardEvents(deps: { nc: NatsConnection; log: Logger; metrics: Metrics; env: GatewayEnv }): { feed: BoardEventFeed; streams: EventStreams; stop(): void } {
   const { env } = deps;
   const feed = new BoardEventFeed({ nc: deps.nc, log: deps.log, timeoutMs: env.BUS_TIMEOUT_MS, ringSize: EVENT_RING_SIZE, resyncMs: EVENT_RESYNC_MS });
   const streams = new EventStreams({
@@ -26,6 +27,7 @@ export function startBoardEvents(deps: { nc: NatsConnection; log: Logger; metric
   });
   const stopFeed = feed.start();
   return {
+    feed,
     streams,
     stop: () => {
       streams.stop();

@@ -24,10 +24,13 @@ export function requestHeader(headers: NodeJS.Dict<string | string[]>, name: str
   return typeof v === "string" && v.length > 0 ? v : undefined;
 }
 
+/** MCP's session header (Streamable HTTP): set on the answer to an initialize, sent back on every request of the session. */
+export const MCP_SESSION_HEADER = "Mcp-Session-Id";
+
 /**
  * The other request headers a client of this API may send cross-origin: a JSON body, a
  * conditional read, an event stream resumed (EventSource sends Last-Event-ID), MCP's
- * transport, W3C trace context (continued, http/telemetry.ts), and two
+ * transport (its protocol version and session), W3C trace context (continued, http/telemetry.ts), and two
  * that browser payment clients add on their own and must not fail a preflight: @x402/fetch and
  * x402-fetch send Access-Control-Expose-Headers with every payment, mppx sends Accept-Payment.
  */
@@ -37,6 +40,7 @@ export const PROTOCOL_REQUEST_HEADERS = [
   "If-None-Match",
   "Last-Event-ID",
   "Mcp-Protocol-Version",
+  MCP_SESSION_HEADER,
   "traceparent",
   "tracestate",
   "Access-Control-Expose-Headers",
@@ -80,6 +84,10 @@ export const RESPONSE_HEADERS = {
   "RateLimit-Remaining": { description: "Free-tier reads left today.", schema: { type: "string", pattern: "^\\d+$" } },
   "RateLimit-Reset": { description: "Seconds until the daily count starts again (00:00 UTC).", schema: { type: "string", pattern: "^\\d+$" } },
   Link: { description: 'Where the api-catalog of this host is (rel="api-catalog").', schema: { type: "string" } },
+  [MCP_SESSION_HEADER]: {
+    description: "On the answer to an MCP initialize: the session's id, to send back on each of its requests (a request with an id this replica does not hold is answered 404: initialize again).",
+    schema: { type: "string" },
+  },
   "X-Accel-Buffering": { description: "On an event stream: no. Proxies that honour it (nginx) pass each event on at once instead of buffering.", schema: { type: "string", const: "no" } },
 } satisfies Record<string, { description: string; schema: JsonSchema }>;
 

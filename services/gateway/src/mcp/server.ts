@@ -1,40 +1,78 @@
 import { API_VERSION, MCP_TOOLS, type McpTool } from "@board/proto";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type IsomorphicHeaders,
+} from "@modelcontextprotocol/sdk/types.js";
+import { LISTED_RESOURCES, RESOURCES_CAPABILITY } from "../discovery/mcp-resources.js";
 import { listedTool } from "../discovery/mcp-tools.js";
 import type { ReadDeps } from "../http/read.js";
 import { callTool, type McpCaller } from "./call-tool.js";
+import { readResource, resourceAt } from "./resources.js";
 
 const INSTRUCTIONS =
   "The Scored Market Board: scores for about 565 US stocks, ETFs and two crypto assets. " +
-  "Free: get_delayed_board (the whole board, one trading day old), get_free_board, get_symbols, get_status, get_board_state. " +
+  "Free: get_delayed_board (the whole board, one trading day old), get_free_board, get_symbols, get_status, get_board_state, and the same free views as resources " +
+  "(board://delayed, board://free, board://symbols, board://state; subscribe to board://state to hear of every board published). " +
   "Live reads: the *_live tools, paid per call over x402 (call without payment for the requirements, then again with _meta[\"x402/payment\"]). " +
   "With a live-feed license on X-License-Key: get_engine_feed, get_live_rules, get_live_setup. " +
   "A served result's structuredContent is the read's JSON, as each tool's outputSchema declares. " +
   "Poll get_board_state and buy only when a hash changes. Research, not investment advice.";
 
+/** What a session does with resources/subscribe and resources/unsubscribe (checked URIs). */
+export interface ResourceSubscriptions {
+  subscribe(uri: string): void;
+  unsubscribe(uri: string): void;
+}
+
 export interface McpServerOptions {
-  /** Who is asking: the client address and the one credential MCP reads. */
-  caller: McpCaller;
+  /** Who is asking: the client address and the one credential MCP reads; for a session, read from each request's headers. */
+  caller: McpCaller | ((headers: IsomorphicHeaders | undefined) => McpCaller);
   /** The tools this server lists and calls (every tool of /mcp by default). */
   tools?: readonly McpTool[];
   /** The server's instructions to the host (the board's by default). */
   instructions?: string;
+  /** A session's subscriptions: with them the server declares resources.subscribe; without (stateless), resources are listed and read only. */
+  subscriptions?: ResourceSubscriptions;
 }
 
 /**
- * An MCP server for one caller, not yet connected to a transport: tools/list and tools/call of
- * its tool set. Every endpoint that speaks MCP builds its servers here.
+ * An MCP server, not yet connected to a transport: tools/list and tools/call of its tool set,
+ * and the free views as resources. Every endpoint that speaks MCP builds its servers here.
  */
 export function buildMcpServer(deps: ReadDeps, opts: McpServerOptions): Server {
   const tools = opts.tools ?? MCP_TOOLS;
   const byName = new Map(tools.map((t) => [t.name, t]));
   const listed = tools.map(listedTool);
+  const { caller, subscriptions } = opts;
+  const callerAt = (headers: IsomorphicHeaders | undefined) => (typeof caller === "function" ? caller(headers) : caller);
   const server = new Server(
     { name: "scored-market-board", title: "Scored Market Board", version: API_VERSION },
-    { capabilities: { tools: { listChanged: false } }, instructions: opts.instructions ?? INSTRUCTIONS },
+    {
+      capabilities: { tools: { listChanged: false }, resources: subscriptions ? RESOURCES_CAPABILITY : { ...RESOURCES_CAPABILITY, subscribe: false } },
+      instructions: opts.instructions ?? INSTRUCTIONS,
+    },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
-  server.setRequestHandler(CallToolRequestSchema, (call) => callTool(deps, opts.caller, byName, call.params.name, call.params.arguments, call.params._meta));
+  server.setRequestHandler(CallToolRequestSchema, (call, extra) =>
+    callTool(deps, callerAt(extra.requestInfo?.headers), byName, call.params.name, call.params.arguments, call.params._meta),
+  );
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [...LISTED_RESOURCES] }));
+  server.setRequestHandler(ReadResourceRequestSchema, (read, extra) => readResource(deps, callerAt(extra.requestInfo?.headers), read.params.uri));
+  if (subscriptions) {
+    server.setRequestHandler(SubscribeRequestSchema, (sub) => {
+      subscriptions.subscribe(resourceAt(sub.params.uri).uri);
+      return {};
+    });
+    server.setRequestHandler(UnsubscribeRequestSchema, (sub) => {
+      subscriptions.unsubscribe(resourceAt(sub.params.uri).uri);
+      return {};
+    });
+  }
   return server;
 }

@@ -1,4 +1,4 @@
-import { MCP_TOOLS } from "@board/proto";
+import { MCP_RESOURCES, MCP_TOOLS } from "@board/proto";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ServerCard, serverCard } from "../../src/discovery/server-card.js";
@@ -25,6 +25,11 @@ describe("serverCard", () => {
       expect(listed.inputSchema).toEqual(z.toJSONSchema(tool.input, { io: "input" }));
       expect(listed.outputSchema).toEqual(toolOutput(tool).schema);
     }
+  });
+
+  it("lists the free views as resources, each subscribable", () => {
+    expect(card.capabilities).toEqual({ tools: { listChanged: false }, resources: { subscribe: true, listChanged: false } });
+    expect(card.resources?.map((r) => [r.uri, r.mimeType])).toEqual(MCP_RESOURCES.map((r) => [r.uri, "application/json"]));
   });
 
   it("keeps an IP address host as it is", () => {

@@ -101,7 +101,8 @@ describe("requestHeader", () => {
 describe("methodsOf", () => {
   it("names a route's methods once each, with HEAD wherever GET is", () => {
     expect(methodsOf(ROUTE_BY_PATH.get("/api/board/regime")!).header).toBe("GET, HEAD");
-    expect(methodsOf(ROUTE_BY_PATH.get("/mcp")!).header).toBe("POST");
+    expect(methodsOf(ROUTE_BY_PATH.get("/oauth/token")!).header).toBe("POST");
+    expect(methodsOf(ROUTE_BY_PATH.get("/mcp")!).header).toBe("GET, POST, DELETE, HEAD");
     expect(methodsOf(ROUTE_BY_PATH.get("/.well-known/api-catalog")!).header).toBe("GET, HEAD");
     for (const r of ROUTES) expect(new Set(methodsOf(r).list).size, r.path).toBe(methodsOf(r).list.length);
   });
