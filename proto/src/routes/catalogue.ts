@@ -167,6 +167,13 @@ export const ROUTES: readonly Route[] = [
     ["GET", "POST", "DELETE"],
     "The MCP server (Streamable HTTP): the delayed board free, the free views as resources that notify, live reads per call over x402, the live tier on a live-feed license. POST answers in JSON, with or without a session; GET is a session's notification stream, DELETE ends it.",
   ),
+  other(
+    MCP_LIVE_PATH,
+    "mcp",
+    ["POST"],
+    "The live tier's MCP server for hosts that sign in: a bearer token for this resource (OAuth authorization code with PKCE, the holder entering a live-feed license key).",
+    ["bearer"],
+  ),
   other("/api", "discovery", ["GET"], "The 402 catalogue of every paid offer."),
   other("/openapi.json", "discovery", ["GET"], "OpenAPI 3.1 description."),
   other("/llms.txt", "discovery", ["GET"], "The board described for language models."),

@@ -9,6 +9,7 @@ import type { ReadDeps } from "./http/read.js";
 import { serverStopper } from "./http/stop-server.js";
 import { ViewTemplates } from "./http/view-templates.js";
 import { MAX_MESSAGE_BYTES, mcpEndpoint } from "./mcp/endpoint.js";
+import { mcpLiveEndpoint } from "./mcp/live.js";
 import { McpSessions } from "./mcp/sessions.js";
 import type { GatewayEnv } from "./env.js";
 
@@ -52,6 +53,7 @@ export async function startGateway(env: GatewayEnv, opts: GatewayOptions = {}): 
     telemetry: { tracer: rt.telemetry.tracer, metrics: rt.metrics },
     events: events.streams,
     mcp: mcpEndpoint(reads, sessions),
+    mcpLive: mcpLiveEndpoint(reads),
   });
   server.keepAliveTimeout = 65_000;
   const stopServer = serverStopper(server);

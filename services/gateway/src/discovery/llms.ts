@@ -4,6 +4,7 @@ import {
   BOARD_EVENTS_PATH,
   FREE_DAILY_LIMIT,
   FREE_KEY_IDLE_DAYS,
+  MCP_LIVE_PATH,
   MCP_RESOURCES,
   MCP_SESSION_DEFAULTS,
   MCP_TOOLS,
@@ -163,7 +164,8 @@ export function llmsTxt(base: URL): string {
           at("/oauth/token"),
           "POST grant_type=client_credentials (application/x-www-form-urlencoded) with client_id and client_secret (the license key), or Authorization: Basic. " +
             `The answer is an ES256 JWT, expires_in ${ACCESS_TOKEN_SECONDS}, scope ${ACCESS_TOKEN_SCOPE}, verifiable against /oauth/jwks. ` +
-            `Send ${bearer.header}: Bearer <ACCESS_TOKEN> for the same live tier as its license over HTTP. Free keys cannot be exchanged for tokens.`,
+            `Send ${bearer.header}: Bearer <ACCESS_TOKEN> for the same live tier as its license over HTTP. Free keys cannot be exchanged for tokens. ` +
+            "An application you sign in to instead registers at /oauth/register and sends you to /oauth/authorize (authorization code with PKCE S256) to enter your license key; its token is for the resource it asked for (RFC 8707): the HTTP API, /mcp/live, or both.",
         ),
       ],
     ],
@@ -201,6 +203,8 @@ export function llmsTxt(base: URL): string {
       "Limits",
       [
         link("OpenAPI description", at("/openapi.json"), "every operation lists the reason codes it can give per status"),
+        "A typed client is generated from it unchanged (openapi-typescript with openapi-fetch, @hey-api/openapi-ts, orval): list parameters may go repeated (sym=AAPL&sym=MSFT, most generators' default) or comma-separated, " +
+          "the same read at the same price; for paid routes hand the client a fetch wrapped by an x402 client (@x402/fetch), which answers the 402 and repeats the request.",
         "",
         ...LIMITS.map((l) => `- ${l.name}: ${l.value} (${l.applies}).`),
         "",
@@ -220,6 +224,14 @@ export function llmsTxt(base: URL): string {
           at("/mcp"),
           "Streamable HTTP: POST JSON-RPC with Accept: application/json, text/event-stream. An initialize opens a session (Mcp-Session-Id, sent back on each request; GET is its notification stream, DELETE ends it); " +
             "any other POST without the header is answered on its own, so hosts that never initialize work as well",
+        ),
+        link(
+          "MCP live tier, signed in",
+          at(MCP_LIVE_PATH),
+          "for MCP hosts that sign in (the MCP authorization spec): the first request is answered 401 with WWW-Authenticate: Bearer resource_metadata=\"" +
+            at(`/.well-known/oauth-protected-resource${MCP_LIVE_PATH}`) +
+            "\"; the host registers (POST /oauth/register, RFC 7591), sends you to /oauth/authorize (authorization code, PKCE S256) where you enter your live-feed license key, and gets a token for this resource alone, refreshed as it is used. " +
+            "It serves get_engine_feed, get_live_rules, get_live_setup and the free tools.",
         ),
         link("Server card", at("/.well-known/mcp/server-card.json"), "the endpoint, its optional X-License-Key header, the tools and the resources"),
         "",
@@ -251,7 +263,8 @@ export function llmsTxt(base: URL): string {
       "Optional",
       [
         link("OAuth authorization server metadata", at("/.well-known/oauth-authorization-server"), "RFC 8414"),
-        link("OAuth protected resource metadata", at("/.well-known/oauth-protected-resource"), "RFC 9728"),
+        link("OAuth protected resource metadata", at("/.well-known/oauth-protected-resource"), "RFC 9728, the HTTP API"),
+        link("OAuth protected resource metadata of /mcp/live", at(`/.well-known/oauth-protected-resource${MCP_LIVE_PATH}`), "RFC 9728, the live tier's MCP server"),
         link("JWKS", at("/oauth/jwks"), "the keys that verify bearer tokens"),
         link("DID document", at("/.well-known/did.json"), "the keys that sign offers and receipts (did:web, every key ever used)"),
       ],

@@ -1,3 +1,4 @@
+import { MCP_LIVE_PATH } from "@board/proto";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { LISTED_RESOURCES, RESOURCES_CAPABILITY } from "./mcp-resources.js";
@@ -86,6 +87,8 @@ export function serverCard(base: URL): ServerCard {
         ],
         supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
       },
+      // The live tier for hosts that sign in: no header to configure, the 401's challenge starts the host's OAuth sign-in.
+      { type: "streamable-http", url: new URL(MCP_LIVE_PATH, base.origin).toString(), supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS] },
     ],
     serverInfo: { name: SERVICE_NAME, title: SERVICE_TITLE, version: SERVICE_VERSION },
     capabilities: { tools: { listChanged: false }, resources: { ...RESOURCES_CAPABILITY } },

@@ -1,4 +1,4 @@
-import { BOARD_EVENTS_PATH, ROUTES, viewFor, type Route } from "@board/proto";
+import { BOARD_EVENTS_PATH, MCP_LIVE_PATH, ROUTES, viewFor, type Route } from "@board/proto";
 import type { Express, Request, Response } from "express";
 import { DISCOVERY_HANDLERS } from "../discovery/index.js";
 import { serveEvents, type EventStreams } from "../events/index.js";
@@ -23,6 +23,8 @@ export interface McpEndpoint {
 export interface RouteDeps extends ReadDeps {
   events: EventStreams;
   mcp: McpEndpoint;
+  /** /mcp/live: the live tier for hosts that signed in (a bearer for that resource). */
+  mcpLive: McpEndpoint;
 }
 
 type Handler = (deps: RouteDeps, req: Request, res: Response, query: Record<string, unknown>) => Promise<void> | void;
@@ -53,6 +55,7 @@ function otherAnswer(route: Route): Handler | null {
   if (route.path === BOARD_EVENTS_PATH) return (deps, req, res) => serveEvents(deps, req, res);
   const auth = AUTH_HANDLERS[route.path];
   if (auth) return auth;
+  if (route.path === MCP_LIVE_PATH) return (deps, req, res) => deps.mcpLive.serve(req, res);
   if (route.kind === "mcp") return (deps, req, res) => deps.mcp.serve(req, res);
   if (route.kind === "page") return (deps, req, res) => serveLandingPage(deps, req, res);
   const document = DISCOVERY_HANDLERS[route.path];

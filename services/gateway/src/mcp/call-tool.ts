@@ -6,6 +6,7 @@ import {
   X402_MCP_PAYMENT_META,
   type Delivery,
   type McpTool,
+  type Principal,
   type Route,
   type Tier,
   type ViewName,
@@ -28,6 +29,8 @@ export interface McpCaller {
   address: string;
   /** X-License-Key of the MCP request; bearers, free keys and sign-in are not read inside MCP (SPEC.md 5 rule 5). */
   licenseKey: string | undefined;
+  /** /mcp/live: the live-feed license its bearer (a token for /mcp/live) resolved to before any message was read. */
+  signedIn?: Principal;
 }
 
 /** A tool's read, checked: the tool, the route it sells (if any), the view, the board's params and the query string an offer is for. */
@@ -113,16 +116,19 @@ async function freeRead(deps: ReadDeps, caller: McpCaller, order: Order): Promis
 
 /** The live tier inside MCP: a live-feed license on X-License-Key, nothing else. */
 async function licensedRead(deps: ReadDeps, caller: McpCaller, order: Order): Promise<CallToolResult> {
-  if (!caller.licenseKey)
-    return errorResult("credential_required", "This tool is the live tier: connect with a live-feed license key in the X-License-Key header. MCP does not read bearer tokens.");
-  const access = await resolveAccess(deps.nc, deps.timeoutMs, { license_key: caller.licenseKey }, deps.principals);
+  if (!caller.licenseKey && !caller.signedIn)
+    return errorResult("credential_required", "This tool is the live tier: connect with a live-feed license key in the X-License-Key header, or sign in at /mcp/live.");
+  const access = caller.signedIn
+    ? ({ kind: "principal", principal: caller.signedIn } as const)
+    : await resolveAccess(deps.nc, deps.timeoutMs, { license_key: caller.licenseKey! }, deps.principals);
   if (access.kind === "refused") return errorResult(access.code, access.message);
-  if (access.principal.tier !== "live_license")
+  const live = access.principal.tier === "live_license" || (access.principal.tier === "bearer" && access.principal.license_kind === "live_feed");
+  if (!live)
     return errorResult("forbidden", "A scanner license is not valid inside MCP (SPEC.md 5): use the *_live tools, paid per call, or a live-feed license.");
   const burst = await consume(deps.nc, deps.timeoutMs, deps.log, access.principal.id, "licensed");
   if (!burst.granted) return errorResult(burst.reason, "Too many calls at once. Pace calls sequentially.", { retry_after_seconds: burst.retry_after_seconds });
   const reply = await read(deps, order);
-  served(deps, order, "live_license");
+  served(deps, order, access.principal.tier);
   return readResult(reply.body, toolOutput(order.tool).wrapped);
 }
 

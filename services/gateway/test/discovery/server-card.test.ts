@@ -10,7 +10,12 @@ describe("serverCard", () => {
   it("names the server in reverse DNS and its streamable HTTP endpoint", () => {
     expect(card.name).toBe("org.example.board/scored-market-board");
     expect(card.serverInfo).toEqual({ name: "scored-market-board", title: "Scored Market Board", version: "1.1.0" });
-    expect(card.remotes).toEqual([expect.objectContaining({ type: "streamable-http", url: "https://board.example.org/mcp" })]);
+    expect(card.remotes).toEqual([
+      expect.objectContaining({ type: "streamable-http", url: "https://board.example.org/mcp" }),
+      expect.objectContaining({ type: "streamable-http", url: "https://board.example.org/mcp/live" }),
+    ]);
+    // /mcp/live takes no header: a host signs in when its first request is answered 401.
+    expect(card.remotes[1]?.headers).toBeUndefined();
     expect(card.remotes[0]?.supportedProtocolVersions?.length).toBeGreaterThan(0);
   });
 
