@@ -98,6 +98,9 @@ async function expectPricesAndDocuments(page: Page) {
   for (const path of ["/llms.txt", "/openapi.json", "/.well-known/api-catalog", "/.well-known/mcp/server-card.json", "/mcp", "/api", "/api/board/status", "/api/board/symbols", "/api/board/free"])
     expect(await page.locator(`#documents a[href="${path}"]`).count(), path).toBe(1);
   expect(await page.locator("#pay").textContent()).toContain("GatewayWalletBatched");
+  // How an MCP host (free, paid per call, signed in on a license) and a generated client connect.
+  const connect = await page.locator("#connect").textContent();
+  for (const said of ["/mcp/live", "_meta[\"x402/payment\"]", "outputSchema", "openapi-typescript", "openapi-fetch", "sym=AAPL&sym=MSFT"]) expect(connect, said).toContain(said);
 }
 
 function expectStrictHeaders(headers: http.IncomingHttpHeaders) {

@@ -1,6 +1,7 @@
 import { DISCLAIMER, type FreeBoard, type FullBoard, type PaymentsMode, type Route } from "@board/proto";
 import { renderAccess } from "./access.js";
 import { renderBooks } from "./books.js";
+import { renderConnect } from "./connect.js";
 import { formatDateTime } from "./format.js";
 import { heatCells, renderHeatMap } from "./heat-map.js";
 import { html, trusted, type Html } from "./html.js";
@@ -60,7 +61,7 @@ ${payments === "development" ? DEVELOPMENT_BANNER : null}
 <h1>Scored Market Board</h1>
 <p class="lede">A per-read paid research board. About 565 names (US large-cap stocks of the S&amp;P 500 and the Nasdaq-100, macro and sector ETFs, and two crypto assets, BTC-USD and ETH-USD) are scored for opportunity, entry state and hold strength about every 5 minutes of US market hours, in four books: <code>spx</code>, <code>qqq</code>, <code>macro</code> and <code>crypto</code>, each with a regime verdict. Every read is JSON, sold per read in USDC; small slices are free.</p>
 <p class="disclaimer"><strong>Impersonal research, not advice.</strong> ${DISCLAIMER}</p>
-<nav aria-label="On this page"><a href="#slice">Free slice</a> · <a href="#sectors">Sector heat map</a> · <a href="#prices">Prices</a> · <a href="#pay">How to pay</a> · <a href="#documents">Documents</a></nav>
+<nav aria-label="On this page"><a href="#slice">Free slice</a> · <a href="#sectors">Sector heat map</a> · <a href="#prices">Prices</a> · <a href="#pay">How to pay</a> · <a href="#connect">Agents and generated clients</a> · <a href="#documents">Documents</a></nav>
 </header>
 <main>
 ${renderSlice(slice)}
@@ -74,6 +75,10 @@ ${renderPriceTable(routes)}
 <section id="pay" aria-labelledby="pay-h">
 <h2 id="pay-h">How to pay or get in</h2>
 ${renderAccess(routes)}
+</section>
+<section id="connect" aria-labelledby="connect-h">
+<h2 id="connect-h">Agents and generated clients</h2>
+${renderConnect()}
 </section>
 <section id="documents" aria-labelledby="documents-h">
 <h2 id="documents-h">Documents</h2>

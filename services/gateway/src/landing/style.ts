@@ -53,6 +53,7 @@ tbody th{white-space:nowrap}
 .legend li{border:1px solid rgba(0,0,0,.18);border-radius:4px;padding:.1rem .5rem}
 dl.pay dt{font-weight:700;margin-top:.8rem}
 dl.pay dd{margin:.2rem 0 0 1rem}
+dl.connect pre{overflow-x:auto;background:rgba(0,0,0,.04);border:1px solid var(--line);border-radius:4px;padding:.5rem .7rem;font-size:.85rem}
 ul.docs{columns:2 20rem;padding-left:1.2rem}
 footer{margin-top:2.5rem;padding-bottom:2rem;border-top:1px solid var(--line);font-size:.9rem;color:var(--muted)}
 `.trim();
