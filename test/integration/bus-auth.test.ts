@@ -188,14 +188,14 @@ describe("the bus with authorization on (nkeys, permissions from proto's BUS_GRA
     };
     // The current board first (the gateway asked the board for it), then the one published now.
     await readUntil(1);
-    // A minute after the live board (the scanner's, by now), so it goes live.
-    const computedAt = new Date(Date.parse(events()[0]!.computed_at) + 60_000).toISOString();
+    // A minute after the live board and after now (the scanner's board of now may not be live yet), so it goes live.
+    const computedAt = new Date(Math.max(Date.parse(events()[0]!.computed_at), Date.now()) + 60_000).toISOString();
     await stack.publish(fixtureSnapshot({ asofDaily: events()[0]!.asof_daily, computedAt, seed: 9, intraday: true }));
-    await readUntil(2);
+    // The board may still be taking in the scanner's own boards: the stream carries those too, then ours.
+    const ours = () => events().find((e) => Date.parse(e.computed_at) === Date.parse(computedAt));
+    for (let n = 2; !ours(); n++) await readUntil(n);
     await reader.cancel();
-    const [current, published] = events();
-    expect(published!.seq).toBeGreaterThan(current!.seq);
-    expect(Date.parse(published!.computed_at)).toBe(Date.parse(computedAt));
+    expect(ours()!.seq).toBeGreaterThan(events()[0]!.seq);
   });
 
   it("no service met a permission violation while serving: the server logged only this file's deliberate attempts", () => {
