@@ -10,6 +10,10 @@ export default defineConfig({
           name: "unit",
           include: ["{proto,packages,services}/**/test/**/*.test.ts"],
           exclude: ["**/node_modules/**", "**/test/integration/**"],
+          // Files run side by side on a 2-core machine: vitest's 5 s and 10 s defaults were met
+          // by a 565-name scan and a PGlite start under load (a timeout, not a finding).
+          testTimeout: 20_000,
+          hookTimeout: 30_000,
         },
       },
       {
