@@ -35,11 +35,14 @@ export const ErrorCode = z.enum([
   "payment_rejected",
   "payment_redelivery_expired",
   "payment_redelivery_exhausted",
+  // A read this payer was served before its block was not paid (its transfer failed on chain).
+  "payment_payer_in_arrears",
   // Credentials and the free tiers (SPEC.md 5, 7 and 8).
   "key_unknown",
   "key_expired",
   "license_unknown",
   "license_lapsed",
+  "license_revoked",
   "token_invalid",
   "sign_in_invalid",
   "sign_in_expired",
@@ -49,6 +52,9 @@ export const ErrorCode = z.enum([
   "credential_required",
   "daily_cap_reached",
   "burst_limited",
+  // New credentials per client address an hour: free keys issued, wallets signed in.
+  "key_issue_limit",
+  "sign_in_limit",
   // The push feed (/api/board/events): concurrent streams per client address, and per gateway replica.
   "too_many_streams",
   "streams_at_capacity",
@@ -89,11 +95,13 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   payment_settlement_failed: 402,
   payment_redelivery_expired: 402,
   payment_redelivery_exhausted: 402,
+  payment_payer_in_arrears: 402,
   payment_rejected: 402,
   key_unknown: 403,
   key_expired: 403,
   license_unknown: 403,
   license_lapsed: 403,
+  license_revoked: 403,
   token_invalid: 401,
   // A refused sign-in is answered with a fresh 402: it carries the next challenge to sign.
   sign_in_invalid: 402,
@@ -104,6 +112,8 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   credential_required: 401,
   daily_cap_reached: 429,
   burst_limited: 429,
+  key_issue_limit: 429,
+  sign_in_limit: 429,
   too_many_streams: 429,
   streams_at_capacity: 503,
   session_not_committed: 404,

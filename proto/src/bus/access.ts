@@ -9,16 +9,21 @@ import {
   identityLicenseIssue,
   identityLicenseList,
   identityLicenseRenew,
+  identityLicenseRevoke,
   identityResolve,
   identitySignInChallenge,
   identitySignInVerify,
   identityToken,
+  KEY_RETIRED_SUBJECT,
+  LICENSE_REVOKED_SUBJECT,
 } from "./identity.js";
 import { identityAuthorize, identityConsent, identityRegister } from "./oauth.js";
 import {
   BURST_MEMBERS_SUBJECT,
   BURST_TAKE_SUBJECTS,
   meteringConsume,
+  meteringConsumeMany,
+  meteringNewCredential,
   meteringReadsServed,
   meteringRefund,
   READS_SERVED_EVENT_SUBJECT,
@@ -27,6 +32,8 @@ import {
 } from "./metering.js";
 import {
   PAYMENT_RAILS_EVENT_SUBJECT,
+  paymentsArrearsClear,
+  paymentsArrearsList,
   paymentsCatalogue,
   paymentsClaim,
   paymentsDidDocument,
@@ -39,15 +46,23 @@ import {
 
 /**
  * Who connects to the bus: each service with its own credential, and the operator (the
- * licence CLI), the only one that may issue, list, cancel or renew licences.
+ * licence and arrears CLIs), the only one that may issue, list, cancel, renew or revoke
+ * licences, and list or clear the payers in arrears.
  */
 export type BusPrincipal = ServiceName | "operator";
 export const BUS_PRINCIPALS: readonly BusPrincipal[] = ["gateway", "identity", "metering", "payments", "board", "scanner-ingest", "operator"];
 
-/** A JetStream stream a principal uses: `manage` creates and updates it; `consume` reads it through a durable consumer. */
+/**
+ * A JetStream stream a principal uses. `manage` creates and updates it (its subjects and
+ * limits): the operator's alone, since a stream widened to another service's subjects would
+ * let whoever reads it read that traffic (nats-server does not check a stream's subjects
+ * against the updater's own rights). `info` reads its state; `consume` reads it through a
+ * consumer.
+ */
 export interface StreamUse {
   stream: string;
   manage?: boolean;
+  info?: boolean;
   consume?: boolean;
   /** Reads single messages by subject (Direct Get / STREAM.MSG.GET). */
   get?: boolean;
@@ -67,7 +82,12 @@ export interface BusGrant {
   serves: boolean;
 }
 
-const LICENCE_ENDPOINTS = [identityLicenseIssue, identityLicenseList, identityLicenseCancel, identityLicenseRenew];
+/** Every JetStream stream of the system: the deploy step (the operator) creates each, no service does. */
+export const BUS_STREAMS: readonly string[] = [SNAPSHOT_STREAM, SERVED_READS_STREAM];
+
+const LICENCE_ENDPOINTS = [identityLicenseIssue, identityLicenseList, identityLicenseCancel, identityLicenseRenew, identityLicenseRevoke];
+/** Payers whose transfer failed after their read was served: listed and cleared by the operator alone. */
+const ARREARS_ENDPOINTS = [paymentsArrearsList, paymentsArrearsClear];
 
 /**
  * Least privilege, per principal. A change to who calls what is a change here, and the bus
@@ -88,7 +108,9 @@ export const BUS_GRANTS: Readonly<Record<BusPrincipal, BusGrant>> = {
       identityConsent,
       identityRegister,
       meteringConsume,
+      meteringConsumeMany,
       meteringRefund,
+      meteringNewCredential,
       paymentsRequirements,
       paymentsClaim,
       paymentsSettle,
@@ -99,19 +121,21 @@ export const BUS_GRANTS: Readonly<Record<BusPrincipal, BusGrant>> = {
     ],
     // Served reads go to metering's stream: a plain publish to its subject, acknowledged to the inbox.
     publishes: [SERVED_READ_SUBJECT],
-    // Each replica follows the board's publications and pushes them to its /api/board/events streams.
-    subscribes: [BOARD_PUBLISHED_SUBJECT],
+    // Each replica follows the board's publications and pushes them to its /api/board/events streams,
+    // and identity's licence revocations, to drop what it keeps of a revoked licence.
+    subscribes: [BOARD_PUBLISHED_SUBJECT, LICENSE_REVOKED_SUBJECT, KEY_RETIRED_SUBJECT],
     streams: [],
     serves: true,
   },
-  identity: { calls: [], publishes: [], subscribes: [], streams: [], serves: true },
+  // The replica that revokes a licence tells every identity and gateway replica (their caches).
+  identity: { calls: [], publishes: [LICENSE_REVOKED_SUBJECT, KEY_RETIRED_SUBJECT], subscribes: [LICENSE_REVOKED_SUBJECT], streams: [], serves: true },
   // Replicas share the burst limit: they announce themselves to each other and send a check
   // on to the replica owning its bucket (its take endpoint is under metering.v1.>, served).
   metering: {
     calls: [],
     publishes: [READS_SERVED_EVENT_SUBJECT, BURST_MEMBERS_SUBJECT, BURST_TAKE_SUBJECTS],
     subscribes: [BURST_MEMBERS_SUBJECT],
-    streams: [{ stream: SERVED_READS_STREAM, manage: true, consume: true }],
+    streams: [{ stream: SERVED_READS_STREAM, info: true, consume: true }],
     serves: true,
   },
   payments: {
@@ -125,18 +149,25 @@ export const BUS_GRANTS: Readonly<Record<BusPrincipal, BusGrant>> = {
     calls: [meteringReadsServed, paymentsStatus],
     publishes: [BOARD_PUBLISHED_SUBJECT],
     subscribes: [SETTLEMENT_EVENT_SUBJECT, READS_SERVED_EVENT_SUBJECT, PAYMENT_RAILS_EVENT_SUBJECT],
-    streams: [{ stream: SNAPSHOT_STREAM, manage: true, consume: true }],
+    streams: [{ stream: SNAPSHOT_STREAM, info: true, consume: true }],
     serves: true,
   },
   "scanner-ingest": {
     calls: [],
     publishes: [SNAPSHOT_SUBJECT],
     subscribes: [],
-    streams: [{ stream: SNAPSHOT_STREAM, manage: true, get: true }],
+    streams: [{ stream: SNAPSHOT_STREAM, info: true, get: true }],
     serves: true,
   },
-  // The operator also pings every service (the launcher's readiness wait, a health check by hand).
-  operator: { calls: [...LICENCE_ENDPOINTS, ...SERVICE_NAMES.map(pingEndpoint)], publishes: [], subscribes: [], streams: [], serves: false },
+  // The operator also pings every service (the launcher's readiness wait, a health check by hand)
+  // and is the one that creates and updates the streams (the deploy step): no service may.
+  operator: {
+    calls: [...LICENCE_ENDPOINTS, ...ARREARS_ENDPOINTS, ...SERVICE_NAMES.map(pingEndpoint)],
+    publishes: [],
+    subscribes: [],
+    streams: BUS_STREAMS.map((stream) => ({ stream, manage: true })),
+    serves: false,
+  },
 };
 
 /** The inbox prefix of a principal's connection: replies to it come only there, and only it may subscribe there. */

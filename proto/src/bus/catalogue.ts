@@ -1,6 +1,6 @@
 import { boardRead } from "./board.js";
 import { SERVICE_NAMES, type BusEndpoint } from "./endpoint.js";
-import { paymentsCatalogue, paymentsClaim, paymentsRelease, paymentsRequirements, paymentsSettle, paymentsStatus } from "./payments.js";
+import { paymentsArrearsClear, paymentsArrearsList, paymentsCatalogue, paymentsClaim, paymentsRelease, paymentsRequirements, paymentsSettle, paymentsStatus } from "./payments.js";
 import {
   identityFreeKey,
   identityJwks,
@@ -8,13 +8,14 @@ import {
   identityLicenseIssue,
   identityLicenseList,
   identityLicenseRenew,
+  identityLicenseRevoke,
   identityResolve,
   identitySignInChallenge,
   identitySignInVerify,
   identityToken,
 } from "./identity.js";
 import { identityAuthorize, identityConsent, identityRegister } from "./oauth.js";
-import { meteringConsume, meteringReadsServed, meteringRefund } from "./metering.js";
+import { meteringConsume, meteringConsumeMany, meteringNewCredential, meteringReadsServed, meteringRefund } from "./metering.js";
 import { pingEndpoint } from "./ping.js";
 
 /** Every endpoint served on the bus today: the contract test sends each one a request and checks the reply. */
@@ -27,6 +28,8 @@ export const BUS_ENDPOINTS: readonly BusEndpoint[] = [
   paymentsSettle,
   paymentsRelease,
   paymentsStatus,
+  paymentsArrearsList,
+  paymentsArrearsClear,
   identityResolve,
   identityFreeKey,
   identitySignInChallenge,
@@ -40,7 +43,10 @@ export const BUS_ENDPOINTS: readonly BusEndpoint[] = [
   identityLicenseList,
   identityLicenseCancel,
   identityLicenseRenew,
+  identityLicenseRevoke,
   meteringConsume,
+  meteringConsumeMany,
   meteringRefund,
   meteringReadsServed,
+  meteringNewCredential,
 ];

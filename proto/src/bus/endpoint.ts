@@ -20,6 +20,11 @@ export interface BusEndpoint<Req extends z.ZodType = z.ZodType, Rep extends z.Zo
 
 export const BUS_META_HEADER = "Board-Meta";
 
+/**
+ * `<service>.v1.<name>`. A dotted name nests: `arrears.list` is the endpoint `list` of the group
+ * `<service>.v1.arrears` (the NATS services API takes no dot in an endpoint's name), subject
+ * `<service>.v1.arrears.list`, still under the `<service>.v1.>` the service serves.
+ */
 export function busEndpoint<Req extends z.ZodType, Rep extends z.ZodType>(
   service: ServiceName,
   name: string,
@@ -27,6 +32,8 @@ export function busEndpoint<Req extends z.ZodType, Rep extends z.ZodType>(
   reply: Rep,
   body: "json" | "bytes" = "json",
 ): BusEndpoint<Req, Rep> {
-  const group = `${service}.v1`;
-  return { service, group, name, subject: `${group}.${name}`, request, reply, body };
+  const dot = name.lastIndexOf(".");
+  const group = dot < 0 ? `${service}.v1` : `${service}.v1.${name.slice(0, dot)}`;
+  const leaf = name.slice(dot + 1);
+  return { service, group, name: leaf, subject: `${group}.${leaf}`, request, reply, body };
 }

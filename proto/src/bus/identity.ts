@@ -42,11 +42,21 @@ export type Principal = z.infer<typeof Principal>;
  * message for the client (which bus errors cannot).
  * - key_unknown / key_expired (403): X-Board-Key unknown or retired / idle 90 days.
  * - license_unknown / license_lapsed (403): X-License-Key unknown / past its paid period.
+ * - license_revoked (403): X-License-Key of a licence the operator revoked (a leaked key); final.
  * - token_invalid (401): the bearer fails verification (alg, signature, kid, iss, aud, exp).
  * - sign_in_invalid / sign_in_expired (402 with a fresh challenge): the SIWX header is
  *   malformed, forged, not bound to us, or carries a nonce we never issued / its session ended.
  */
-export const CredentialRefusalCode = z.enum(["key_unknown", "key_expired", "license_unknown", "license_lapsed", "token_invalid", "sign_in_invalid", "sign_in_expired"]);
+export const CredentialRefusalCode = z.enum([
+  "key_unknown",
+  "key_expired",
+  "license_unknown",
+  "license_lapsed",
+  "license_revoked",
+  "token_invalid",
+  "sign_in_invalid",
+  "sign_in_expired",
+]);
 export type CredentialRefusalCode = z.infer<typeof CredentialRefusalCode>;
 
 export const ResolveRequest = z.object({
@@ -243,8 +253,11 @@ export const LicenseRecord = z.object({
   issued_at: IsoDateTime,
   period_end: IsoDateTime,
   cancelled_at: IsoDateTime.nullable(),
-  /** active: verifies; cancelled: verifies until period_end; lapsed: no longer verifies. */
-  state: z.enum(["active", "cancelled", "lapsed"]),
+  /** When the operator revoked it, and why (free text for the operator); null: not revoked. */
+  revoked_at: IsoDateTime.nullable(),
+  revoked_reason: z.string().nullable(),
+  /** active: verifies; cancelled: verifies until period_end; lapsed: no longer verifies; revoked: stopped by the operator, for good. */
+  state: z.enum(["active", "cancelled", "lapsed", "revoked"]),
 });
 export type LicenseRecord = z.infer<typeof LicenseRecord>;
 
@@ -261,7 +274,14 @@ export const LicenseListReply = z.object({ licenses: z.array(LicenseRecord) });
 export type LicenseListReply = z.infer<typeof LicenseListReply>;
 export const LicenseRef = z.object({ license_id: z.uuid() });
 export type LicenseRef = z.infer<typeof LicenseRef>;
-/** Cancel: the license keeps verifying until its period_end. Renew: one more period, unless cancelled. */
+/**
+ * Revoke: a leaked licence stops at once, not at period_end: its key, its bearers and its
+ * refresh tokens are refused from then on, everywhere within LICENSE_REVOCATION_BOUND_SECONDS.
+ * Revoking again keeps the first time and reason. Nothing undoes it: issue a new licence.
+ */
+export const LicenseRevokeRequest = LicenseRef.extend({ reason: z.string().trim().min(1).max(500) });
+export type LicenseRevokeRequest = z.infer<typeof LicenseRevokeRequest>;
+/** Cancel: the license keeps verifying until its period_end. Renew: one more period, unless cancelled or revoked. */
 export const LicenseReply = z.object({ license: LicenseRecord });
 export type LicenseReply = z.infer<typeof LicenseReply>;
 
@@ -275,6 +295,36 @@ export const identityLicenseIssue = busEndpoint("identity", "license_issue", Lic
 export const identityLicenseList = busEndpoint("identity", "license_list", z.object({}), LicenseListReply);
 export const identityLicenseCancel = busEndpoint("identity", "license_cancel", LicenseRef, LicenseReply);
 export const identityLicenseRenew = busEndpoint("identity", "license_renew", LicenseRef, LicenseReply);
+export const identityLicenseRevoke = busEndpoint("identity", "license_revoke", LicenseRevokeRequest, LicenseReply);
+
+/**
+ * Published (core NATS, every subscriber gets it) by the identity replica that revoked a
+ * licence, after the revocation is stored: every identity and gateway replica drops what it
+ * keeps of that licence. At most once: the caches' own lifetimes bound a missed one.
+ */
+export const LICENSE_REVOKED_SUBJECT = "identity.events.v1.license_revoked";
+export const LicenseRevokedEvent = z.object({ license_id: z.uuid(), revoked_at: IsoDateTime });
+export type LicenseRevokedEvent = z.infer<typeof LicenseRevokedEvent>;
+
+/**
+ * A free or wallet-tier key was retired (a newer key was issued to its owner): the gateways drop
+ * what they keep of the owner's principal, so the old key is refused at once. Core NATS, at most
+ * once, published before the new key is answered: a replica that misses it stops the old key
+ * when its entry ends (RESOLVED_PRINCIPAL_CACHE_SECONDS).
+ */
+export const KEY_RETIRED_SUBJECT = "identity.events.v1.key_retired";
+export const KeyRetiredEvent = z.object({ principal_id: z.string().min(1).max(256) });
+export type KeyRetiredEvent = z.infer<typeof KeyRetiredEvent>;
+
+/**
+ * How long a verified licence may be answered from memory: identity's verified licences
+ * (key hash or id to row) and the gateway's resolved principals (key or bearer to principal).
+ * They stack (a gateway entry may come from an identity entry just as old), so a revocation
+ * whose announcement a replica missed still stops everywhere within their sum.
+ */
+export const VERIFIED_LICENSE_CACHE_SECONDS = 5;
+export const RESOLVED_PRINCIPAL_CACHE_SECONDS = 10;
+export const LICENSE_REVOCATION_BOUND_SECONDS = VERIFIED_LICENSE_CACHE_SECONDS + RESOLVED_PRINCIPAL_CACHE_SECONDS;
 
 /** The free tiers' terms (SPEC.md 5 and 8). */
 export const FREE_DAILY_LIMIT = 25;

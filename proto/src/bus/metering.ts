@@ -51,6 +51,23 @@ export const ReadsServedReply = z.object({ reads_served: z.record(z.string(), z.
 export type ReadsServedReply = z.infer<typeof ReadsServedReply>;
 
 export const meteringConsume = busEndpoint("metering", "consume", ConsumeRequest, ConsumeReply);
+
+/** The most consumes one consume_many carries. */
+export const MAX_CONSUMES_PER_MESSAGE = 500;
+/**
+ * Burst checks (no daily count: those stay one request each) in one bus message: a gateway
+ * sends the checks of one event-loop turn together, answered in order, each as consume would.
+ */
+export const ConsumeManyRequest = z.object({
+  requests: z.array(z.object({ principal: ConsumeRequest.shape.principal, kind: z.enum(["licensed", "anonymous"]) })).min(1).max(MAX_CONSUMES_PER_MESSAGE),
+});
+export type ConsumeManyRequest = z.infer<typeof ConsumeManyRequest>;
+/** One check's answer, or the bus error consume would have answered it with. */
+export const ConsumeOutcome = z.union([ConsumeReply, z.object({ failed: z.object({ code: z.string().min(1), status: z.number().int() }) })]);
+export type ConsumeOutcome = z.infer<typeof ConsumeOutcome>;
+export const ConsumeManyReply = z.object({ replies: z.array(ConsumeOutcome) });
+export type ConsumeManyReply = z.infer<typeof ConsumeManyReply>;
+export const meteringConsumeMany = busEndpoint("metering", "consume_many", ConsumeManyRequest, ConsumeManyReply);
 export const meteringRefund = busEndpoint("metering", "refund", RefundRequest, RefundReply);
 export const meteringReadsServed = busEndpoint("metering", "reads_served", z.object({}), ReadsServedReply);
 
@@ -82,6 +99,19 @@ export const DEFAULT_BURST = {
   principal: { capacity: 20, per_second: 10 },
   anonymous: { capacity: 40, per_second: 20 },
 } as const satisfies Record<"principal" | "anonymous", BurstLimit>;
+
+/**
+ * Per-address limits count an IPv6 client by this prefix (its /64): one host is commonly given
+ * a whole /64, so a full IPv6 address would let it be as many clients as it likes.
+ */
+export const CLIENT_ADDRESS_IPV6_PREFIX = 64;
+
+/**
+ * A credential identity refused as unknown or invalid (key_unknown, license_unknown,
+ * token_invalid) is refused again by the gateway replica that asked, for this long, without
+ * asking identity (and its database) again.
+ */
+export const REFUSED_CREDENTIAL_SECONDS = 30;
 
 /**
  * Metering replicas share the burst limit by owning buckets: the live replicas announce
@@ -138,3 +168,47 @@ export const TierBlock = z.object({
   reset_at: IsoDateTime,
 });
 export type TierBlock = z.infer<typeof TierBlock>;
+
+/**
+ * New free keys and wallet sign-ins per client address (an IPv6 client's /64,
+ * CLIENT_ADDRESS_IPV6_PREFIX), counted over the last NEW_CREDENTIAL_WINDOW_SECONDS. Each email
+ * and each wallet has its own 25 reads a day, and both are free to make, so without this one
+ * address could collect as many daily counts as it made emails or wallets. `free_key`: every
+ * key issued counts; `wallet`: each wallet counts once per window, whichever way it signs in
+ * (POST /api/auth/verify or a SIGN-IN-WITH-X header), so re-signing a session costs nothing.
+ */
+export const NewCredentialRequest = z.discriminatedUnion("kind", [
+  z.object({ kind: z.literal("free_key"), client: z.string().min(1).max(128) }),
+  /** `wallet`: the signed-in wallet, as identity names the principal (wallet:<chain>:<address>). */
+  z.object({ kind: z.literal("wallet"), client: z.string().min(1).max(128), wallet: z.string().min(1).max(256) }),
+]);
+export type NewCredentialRequest = z.infer<typeof NewCredentialRequest>;
+
+/** A refusal is an answer, with what the client needs to back off (Retry-After: until the oldest counted one leaves the window). */
+export const NewCredentialReply = z.discriminatedUnion("granted", [
+  z.object({
+    granted: z.literal(true),
+    /** A wallet's: until when it counts for the address (its count's end), so a gateway need not ask again before then. */
+    counted_until: IsoDateTime.optional(),
+  }),
+  z.object({
+    granted: z.literal(false),
+    reason: z.enum(["key_issue_limit", "sign_in_limit"]),
+    limit: z.number().int().min(1),
+    window_seconds: z.number().int().min(1),
+    retry_after_seconds: z.number().int().min(1),
+  }),
+]);
+export type NewCredentialReply = z.infer<typeof NewCredentialReply>;
+
+export const meteringNewCredential = busEndpoint("metering", "new_credential", NewCredentialRequest, NewCredentialReply);
+
+/** The window of the per-address limits on new credentials: an hour. */
+export const NEW_CREDENTIAL_WINDOW_SECONDS = 3600;
+/**
+ * Defaults of those limits (metering's FREE_KEYS_PER_ADDRESS_PER_HOUR and
+ * SIGN_INS_PER_ADDRESS_PER_HOUR): a person needs one key or one wallet; ten an hour leaves
+ * room for a household or office behind one address, and caps one address at 240 fresh daily
+ * counts a day per kind instead of any number.
+ */
+export const DEFAULT_NEW_CREDENTIAL_LIMITS = { free_key: 10, wallet: 10 } as const satisfies Record<NewCredentialRequest["kind"], number>;

@@ -92,12 +92,12 @@ export type ConsentRequest = z.infer<typeof ConsentRequest>;
 
 /**
  * Why a consent was not given:
- * - license_unknown / license_lapsed / license_not_live: the key does not prove a licence for
+ * - license_unknown / license_lapsed / license_revoked / license_not_live: the key does not prove a licence for
  *   what was asked (the form is shown again, the key not echoed);
  * - request_invalid / request_expired: the form is not one we issued, or is too old: start
  *   again from the application.
  */
-export const ConsentRefusalCode = z.enum(["license_unknown", "license_lapsed", "license_not_live", "request_invalid", "request_expired"]);
+export const ConsentRefusalCode = z.enum(["license_unknown", "license_lapsed", "license_revoked", "license_not_live", "request_invalid", "request_expired"]);
 export type ConsentRefusalCode = z.infer<typeof ConsentRefusalCode>;
 
 export const ConsentReply = z.discriminatedUnion("ok", [

@@ -149,6 +149,49 @@ export const paymentsCatalogue = busEndpoint("payments", "catalogue", z.object({
 export const paymentsStatus = busEndpoint("payments", "status", z.object({}), PaymentsStatusReply);
 
 /**
+ * The operator's view of payers in arrears: a Base read answered before its block whose
+ * transfer then failed is a loss recorded against its payer, whose payments are refused
+ * (payment_payer_in_arrears) until the operator clears it. Operator only (BUS_GRANTS).
+ */
+export const ArrearsLoss = z.object({ claim_id: z.uuid(), amount: BaseUnits, reason: z.string(), detected_at: IsoDateTime });
+export type ArrearsLoss = z.infer<typeof ArrearsLoss>;
+/** A payer that owes (or has a loss not yet cleared) on one network: what it owes and its uncleared losses, oldest first. */
+export const ArrearsPayer = z.object({
+  payer: z.string(),
+  network: z.string(),
+  /** Base units owed: while above 0, the payer's payments are refused. */
+  owed: BaseUnits,
+  /** Its uncleared losses, of which `losses` holds the oldest ARREARS_LIST_LOSSES. */
+  loss_count: z.number().int().min(0),
+  losses: z.array(ArrearsLoss),
+});
+export type ArrearsPayer = z.infer<typeof ArrearsPayer>;
+/** At most this many payers in a list (those owing most), each with at most ARREARS_LIST_LOSSES losses: one reply stays far below the bus's largest message. */
+export const ARREARS_LIST_PAYERS = 100;
+export const ARREARS_LIST_LOSSES = 10;
+export const ArrearsListReply = z.object({
+  payers: z.array(ArrearsPayer),
+  /** Every payer in arrears; more than `payers` holds when the list was cut at ARREARS_LIST_PAYERS. */
+  payers_owing: z.number().int().min(0),
+});
+export type ArrearsListReply = z.infer<typeof ArrearsListReply>;
+/** A payer's address, in any case (the ledger keeps addresses lowercased): EVM, or a Solana or Algorand address. */
+export const PayerAddress = z
+  .string()
+  .trim()
+  .regex(/^(0x[0-9a-fA-F]{40}|[0-9A-Za-z]{32,58})$/, "must be a payer address (on Base: 0x and 40 hex digits), as arrears list shows it");
+/**
+ * Records a payer's losses paid (or forgiven): its uncleared losses on every network are marked
+ * cleared with `why`, it owes nothing and may pay again. not_found: it had no loss to clear.
+ */
+export const ArrearsClearRequest = z.object({ payer: PayerAddress, why: z.string().trim().min(1).max(200) });
+export type ArrearsClearRequest = z.infer<typeof ArrearsClearRequest>;
+export const ArrearsClearReply = z.object({ payer: z.string(), cleared: z.number().int().min(1) });
+export type ArrearsClearReply = z.infer<typeof ArrearsClearReply>;
+export const paymentsArrearsList = busEndpoint("payments", "arrears.list", z.object({}), ArrearsListReply);
+export const paymentsArrearsClear = busEndpoint("payments", "arrears.clear", ArrearsClearRequest, ArrearsClearReply);
+
+/**
  * Published (core NATS, every subscriber gets it) after each settlement, so the board's
  * status view shows the last settlement time without asking payments per read.
  */

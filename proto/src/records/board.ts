@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { BookCode, DISCLAIMER, IsoDate, IsoDateTime, PRODUCT } from "./common.js";
 import { Book } from "./book.js";
-import { FreshnessBlock } from "./freshness.js";
+import { DataDelay, FreshnessBlock } from "./freshness.js";
 import { NameRecord } from "./name-record.js";
 
 export const ProviderInfo = z.object({
@@ -9,6 +9,15 @@ export const ProviderInfo = z.object({
   detail: z.string(),
   /** True when the prices are not real market prices (the simulator). */
   simulated: z.boolean(),
+  /**
+   * The market data vendor (`polygon`, `alpaca`) when `name` is `vendor`; absent otherwise, and on
+   * boards published before it was said.
+   */
+  vendor: z.string().min(1).optional(),
+  /** The vendor's feed or plan the prices come from, as the vendor names it (e.g. Alpaca's `iex`). */
+  feed: z.string().min(1).optional(),
+  /** How late the prices are (DataDelay). Absent on boards published before it was said. */
+  delay: DataDelay.optional(),
 });
 export type ProviderInfo = z.infer<typeof ProviderInfo>;
 
