@@ -6,17 +6,31 @@ import { dayInfoOf, newYorkEpochDay, type DayInfo } from "./day-info.js";
 import { cadenceStepMs, MORNING_LEAD_MINUTES, nextBoardMs } from "./schedule.js";
 import { formatNewYork, millisOf } from "./time.js";
 
+/** How late the board's prices were when it was computed (the proto's DataDelay). */
+export type DataDelay = "real_time" | "delayed_15m" | "end_of_day" | "simulated" | "recorded";
+
 export type FreshnessBlock = {
   market_open: boolean;
   data_age_seconds: number;
   next_refresh_at: string;
   poll_hint: string;
+  data_delay?: DataDelay;
 };
 
 export type FreshnessHeaders = {
   "X-Board-Market-Open": "true" | "false";
   "X-Board-Next-Refresh": string;
   "X-Board-Data-Age": string;
+  "X-Board-Data-Delay"?: DataDelay;
+};
+
+/** What a delay means for a reader, said after the poll hint (nothing for real-time or simulated prices: the board says the latter). */
+const DELAY_HINTS: Readonly<Record<DataDelay, string>> = {
+  real_time: "",
+  simulated: "",
+  delayed_15m: " Prices come from a 15-minute delayed feed: the board is 15 minutes older than data_age_seconds says.",
+  end_of_day: " Prices are end-of-day bars: the board changes with each close, not during the session.",
+  recorded: " Prices are recorded vendor responses replayed, not live data.",
 };
 
 // next_refresh_at changes once per cadence slot, so one memoised string serves thousands of reads.
@@ -41,7 +55,8 @@ function shutReason(day: DayInfo, ms: number): string {
   return "The market has closed for the day";
 }
 
-export function freshnessAt(now: Date, computedAt: Date, cadenceMinutes = 5): FreshnessBlock {
+/** The block for a read at `now` of a board computed at `computedAt`; `dataDelay` is its provider's delay, when the board says it. */
+export function freshnessAt(now: Date, computedAt: Date, cadenceMinutes = 5, dataDelay?: DataDelay): FreshnessBlock {
   const nowMs = millisOf(now, "now");
   const computedMs = millisOf(computedAt, "computedAt");
   const stepMs = cadenceStepMs(cadenceMinutes);
@@ -53,7 +68,7 @@ export function freshnessAt(now: Date, computedAt: Date, cadenceMinutes = 5): Fr
   const next = isoNewYork(nextBoard.ms);
   const every = cadenceMinutes === 1 ? "every minute" : `every ${cadenceMinutes} minutes`;
 
-  return {
+  const block: FreshnessBlock = {
     market_open: open,
     // Clock skew between writer and reader must not produce a negative age.
     data_age_seconds: Math.max(0, Math.floor((nowMs - computedMs) / 1000)),
@@ -64,13 +79,20 @@ export function freshnessAt(now: Date, computedAt: Date, cadenceMinutes = 5): Fr
         ? `${shutReason(day, nowMs)}; the next board is the morning board at next_refresh_at (${next}), ${MORNING_LEAD_MINUTES} minutes before the open, so do not buy again before then.`
         : `${shutReason(day, nowMs)}, so the board does not change before next_refresh_at (${next}); do not buy again before then.`,
   };
+  if (dataDelay) {
+    block.poll_hint += DELAY_HINTS[dataDelay];
+    block.data_delay = dataDelay;
+  }
+  return block;
 }
 
 /** The block as HTTP response headers. */
 export function freshnessHeaders(block: FreshnessBlock): FreshnessHeaders {
-  return {
+  const headers: FreshnessHeaders = {
     "X-Board-Market-Open": block.market_open ? "true" : "false",
     "X-Board-Next-Refresh": block.next_refresh_at,
     "X-Board-Data-Age": String(block.data_age_seconds),
   };
+  if (block.data_delay) headers["X-Board-Data-Delay"] = block.data_delay;
+  return headers;
 }

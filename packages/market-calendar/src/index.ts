@@ -14,5 +14,5 @@ export {
   nyDate,
 } from "./sessions.js";
 export { MORNING_LEAD_MINUTES, nextRefreshAt, runSlotsBetween } from "./schedule.js";
-export { freshnessAt, freshnessHeaders, type FreshnessBlock, type FreshnessHeaders } from "./freshness.js";
+export { freshnessAt, freshnessHeaders, type DataDelay, type FreshnessBlock, type FreshnessHeaders } from "./freshness.js";
 export { formatNewYork, formatPacific } from "./time.js";

@@ -108,6 +108,32 @@ describe("freshnessAt", () => {
   });
 });
 
+describe("the board's data delay", () => {
+  const now = at("2026-11-23T10:02:30-05:00");
+  const computed = at("2026-11-23T10:00:00-05:00");
+
+  it("is absent when the board does not say it, and the hint unchanged", () => {
+    const block = freshnessAt(now, computed);
+    expect("data_delay" in block).toBe(false);
+    expect(freshnessHeaders(block)).not.toHaveProperty("X-Board-Data-Delay");
+  });
+
+  it("rides in the block and its header; a delayed, end-of-day or recorded board's hint says what it means", () => {
+    const plain = freshnessAt(now, computed).poll_hint;
+    for (const delay of ["real_time", "simulated"] as const) {
+      const block = freshnessAt(now, computed, 5, delay);
+      expect(block.data_delay).toBe(delay);
+      expect(block.poll_hint).toBe(plain);
+      expect(freshnessHeaders(block)["X-Board-Data-Delay"]).toBe(delay);
+    }
+    expect(freshnessAt(now, computed, 5, "delayed_15m").poll_hint).toBe(
+      `${plain} Prices come from a 15-minute delayed feed: the board is 15 minutes older than data_age_seconds says.`,
+    );
+    expect(freshnessAt(now, computed, 5, "end_of_day").poll_hint).toContain("end-of-day bars");
+    expect(freshnessAt(now, computed, 5, "recorded").poll_hint).toContain("recorded vendor responses replayed");
+  });
+});
+
 describe("freshnessHeaders", () => {
   it("renders the block as header strings", () => {
     const open = freshnessAt(at("2026-11-23T10:02:30-05:00"), at("2026-11-23T10:00:00-05:00"));

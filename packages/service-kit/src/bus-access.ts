@@ -9,11 +9,16 @@ export interface NatsPermissions {
   allow_responses: boolean;
 }
 
-/** The JetStream API subjects a use of a stream needs (nats.js's manager, consumers and Direct Get). */
+/**
+ * The JetStream API subjects a use of a stream needs (nats.js's manager, consumers and Direct
+ * Get). Named verbs, never `$JS.API.STREAM.*.<stream>`: that wildcard includes UPDATE, with
+ * which a service could widen its stream to other services' subjects and read them.
+ */
 function streamSubjects(use: StreamUse): string[] {
   const s = use.stream;
   const out = ["$JS.API.INFO"];
-  if (use.manage) out.push(`$JS.API.STREAM.*.${s}`);
+  if (use.manage) out.push(`$JS.API.STREAM.CREATE.${s}`, `$JS.API.STREAM.UPDATE.${s}`, `$JS.API.STREAM.INFO.${s}`);
+  if (use.info) out.push(`$JS.API.STREAM.INFO.${s}`);
   if (use.consume) out.push(`$JS.API.CONSUMER.*.${s}`, `$JS.API.CONSUMER.*.${s}.>`, `$JS.API.CONSUMER.MSG.NEXT.${s}.>`, `$JS.ACK.${s}.>`, `$JS.FC.${s}.>`);
   if (use.get) out.push(`$JS.API.DIRECT.GET.${s}`, `$JS.API.DIRECT.GET.${s}.>`, `$JS.API.STREAM.MSG.GET.${s}`);
   return out;

@@ -6,15 +6,17 @@ import { PGlite } from "@electric-sql/pglite";
 import type { Tracer } from "@opentelemetry/api";
 import { sql } from "drizzle-orm";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
-import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
+import { readMigrationFiles } from "drizzle-orm/migrator";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import { drizzle as drizzleLite } from "drizzle-orm/pglite";
 import { migrate as migrateLite } from "drizzle-orm/pglite/migrator";
 import pg from "pg";
 import { isQueryReadTimeout } from "./db-errors.js";
+import { instrumentPool } from "./db-metrics.js";
 import { tracePglite, tracePool } from "./db-tracing.js";
 import { DATABASE_TIMEOUT_DEFAULTS, type DatabaseTimeouts } from "./env.js";
 import { redactUrl, type Logger } from "./log.js";
+import type { Metrics } from "./metrics.js";
 
 export type Database<S extends Record<string, unknown> = Record<string, never>> = PgDatabase<PgQueryResultHKT, S>;
 
@@ -39,6 +41,8 @@ export interface DatabaseOptions<S extends Record<string, unknown>> {
   tracer?: Tracer;
   /** The bounds on every Postgres call (env.ts, DATABASE_TIMEOUT_DEFAULTS when omitted); PGlite has none. */
   timeouts?: DatabaseTimeouts;
+  /** The pool's use and its timeouts on these metrics (db-metrics.ts); none when omitted. */
+  metrics?: Metrics;
 }
 
 const JOURNAL_SCHEMA_LOCK = "migrate:journal-schema";
@@ -51,9 +55,9 @@ const JOURNAL_SCHEMA_LOCK = "migrate:journal-schema";
 export async function openDatabase<S extends Record<string, unknown> = Record<string, never>>(
   opts: DatabaseOptions<S>,
 ): Promise<OpenDatabase<S>> {
+  const journal = migrationJournal(opts.service);
   const migration = opts.migrationsFolder
-    ? // The journal lives beside, not inside, the service's schema: its first migration creates that schema.
-      { migrationsFolder: opts.migrationsFolder, migrationsSchema: "drizzle", migrationsTable: `${schemaName(opts.service)}_migrations` }
+    ? { migrationsFolder: opts.migrationsFolder, migrationsSchema: journal.schema, migrationsTable: journal.table }
     : undefined;
   const config = opts.schema ? { schema: opts.schema } : {};
 
@@ -77,9 +81,10 @@ export async function openDatabase<S extends Record<string, unknown> = Record<st
   }
 
   const timeouts = opts.timeouts ?? DATABASE_TIMEOUT_DEFAULTS;
+  const max = opts.poolSize ?? 10;
   const pool = new pg.Pool({
     connectionString: opts.url,
-    max: opts.poolSize ?? 10,
+    max,
     connectionTimeoutMillis: timeouts.acquireMs,
     // Sent at connection start-up: every session of the pool has them, nothing to run per checkout.
     statement_timeout: timeouts.statementMs,
@@ -89,12 +94,13 @@ export async function openDatabase<S extends Record<string, unknown> = Record<st
   const lost = (err: Error) => opts.log.warn({ err: err.message }, "database connection lost");
   // An idle client that loses its server must not crash the process; the next query reconnects.
   pool.on("error", (err) => opts.log.warn({ err: err.message }, "idle database client failed"));
+  const instruments = opts.metrics ? instrumentPool(pool, max, opts.metrics) : null;
   pool.on("connect", (client) => {
     // A client checked out of the pool (a transaction) has no listener of the pool's: losing
     // its connection would be an uncaught 'error' that stops the process. Its queries fail on
     // their own and the pool drops it when it is released.
     client.on("error", lost);
-    endOnReadTimeout(client);
+    endOnReadTimeout(client, instruments?.onError);
   });
   // Before the first connection: every client the pool makes is traced.
   if (opts.tracer) tracePool(pool, opts.tracer, new URL(opts.url).pathname.slice(1) || "postgres");
@@ -107,21 +113,7 @@ export async function openDatabase<S extends Record<string, unknown> = Record<st
     client.on("error", lost);
     await client.connect();
     try {
-      // Every service's journal shares the "drizzle" schema: two services migrating at once, each
-      // under its own lock, would race on CREATE SCHEMA IF NOT EXISTS (not atomic in Postgres).
-      // It is created under one lock that every service takes for that statement only.
-      await client.query("select pg_advisory_lock(hashtext($1))", [JOURNAL_SCHEMA_LOCK]);
-      try {
-        await client.query(`create schema if not exists "${migration.migrationsSchema}"`);
-      } finally {
-        await client.query("select pg_advisory_unlock(hashtext($1))", [JOURNAL_SCHEMA_LOCK]);
-      }
-      await client.query("select pg_advisory_lock(hashtext($1))", [`migrate:${opts.service}`]);
-      try {
-        await migratePg(drizzlePg(client), migration);
-      } finally {
-        await client.query("select pg_advisory_unlock(hashtext($1))", [`migrate:${opts.service}`]);
-      }
+      await migratePostgres(client, opts.service, migration.migrationsFolder);
     } finally {
       await client.end();
     }
@@ -146,9 +138,10 @@ type QueryFn = (...args: unknown[]) => unknown;
  * client would go back to the pool to stall the next request too. A read timeout ends the
  * connection instead; its other queries fail at once and the pool drops the client.
  */
-function endOnReadTimeout(client: pg.PoolClient): void {
+function endOnReadTimeout(client: pg.PoolClient, onError?: (err: unknown) => void): void {
   const query = client.query.bind(client) as QueryFn;
   const end = (err: unknown) => {
+    if (err) onError?.(err);
     if (isQueryReadTimeout(err)) reset(client.connection.stream);
   };
   (client as unknown as { query: QueryFn }).query = (...args: unknown[]) => {
@@ -192,3 +185,83 @@ const isThenable = (v: unknown): v is PromiseLike<unknown> => typeof (v as { the
 
 /** The Postgres schema a service's tables live in: its name with dashes as underscores. */
 export const schemaName = (service: string) => service.replace(/-/g, "_");
+
+/**
+ * Where a service's migration journal lives: beside, not inside, its schema (the first
+ * migration creates that schema), in the "drizzle" schema every service shares.
+ */
+export const migrationJournal = (service: string) => ({ schema: "drizzle", table: `${schemaName(service)}_migrations` }) as const;
+
+/** The journal table's columns, as drizzle's migrator creates it (its rows are read the same way). */
+export const MIGRATION_JOURNAL_COLUMNS = "id SERIAL PRIMARY KEY, hash text NOT NULL, created_at bigint";
+
+const quoteIdent = (name: string) => pg.escapeIdentifier(name);
+
+async function withAdvisoryLock<T>(client: pg.Client, key: string, fn: () => Promise<T>): Promise<T> {
+  await client.query("select pg_advisory_lock(hashtext($1))", [key]);
+  try {
+    return await fn();
+  } finally {
+    await client.query("select pg_advisory_unlock(hashtext($1))", [key]);
+  }
+}
+
+/**
+ * Applies a service's pending migrations with drizzle's journal semantics (one row per
+ * migration: its sha256 and its folder timestamp; every migration newer than the newest row
+ * runs, in order, all in one transaction). Drizzle's own migrator is not used: it runs
+ * CREATE SCHEMA / CREATE TABLE IF NOT EXISTS, which Postgres refuses a role without CREATE on
+ * the database even when they exist. Here the journal schema and table are created only when
+ * missing, so a service's own role (db-roles.ts), which owns them already, needs no more.
+ */
+async function migratePostgres(client: pg.Client, service: string, migrationsFolder: string): Promise<void> {
+  const journal = migrationJournal(service);
+  const table = `${quoteIdent(journal.schema)}.${quoteIdent(journal.table)}`;
+  const migrations = readMigrationFiles({ migrationsFolder });
+  try {
+    // Every service's journal shares the "drizzle" schema: two services migrating at once,
+    // each under its own lock, would race to create it. One lock, taken by every service for
+    // this check only.
+    await withAdvisoryLock(client, JOURNAL_SCHEMA_LOCK, async () => {
+      const found = await client.query("select 1 from pg_catalog.pg_namespace where nspname = $1", [journal.schema]);
+      if (found.rowCount === 0) await client.query(`create schema ${quoteIdent(journal.schema)}`);
+    });
+  } catch (err) {
+    throw missingProvisioning(err, service);
+  }
+  await withAdvisoryLock(client, `migrate:${service}`, async () => {
+    const exists = await client.query<{ t: string | null }>("select to_regclass($1)::text as t", [table]);
+    if (exists.rows[0]?.t == null) {
+      try {
+        await client.query(`create table ${table} (${MIGRATION_JOURNAL_COLUMNS})`);
+      } catch (err) {
+        throw missingProvisioning(err, service);
+      }
+    }
+    const last = await client.query<{ created_at: string | null }>(`select created_at from ${table} order by created_at desc limit 1`);
+    const lastAt = last.rows[0]?.created_at;
+    const pending = migrations.filter((m) => lastAt == null || Number(lastAt) < m.folderMillis);
+    if (pending.length === 0) return;
+    await client.query("begin");
+    try {
+      for (const m of pending) {
+        for (const statement of m.sql) await client.query(statement);
+        await client.query(`insert into ${table} ("hash", "created_at") values ($1, $2)`, [m.hash, m.folderMillis]);
+      }
+      await client.query("commit");
+    } catch (err) {
+      await client.query("rollback").catch(() => undefined);
+      throw err;
+    }
+  });
+}
+
+/** A role refused the journal's schema or table: say what is missing rather than only "permission denied". */
+function missingProvisioning(err: unknown, service: string): unknown {
+  if ((err as { code?: string }).code !== "42501") return err;
+  const { schema, table } = migrationJournal(service);
+  return new Error(
+    `database_role_not_provisioned: this role may not create ${schema}.${table}; provision it first (provisionServiceRoles, or the postgres init script)`,
+    { cause: err },
+  );
+}

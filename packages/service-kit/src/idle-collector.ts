@@ -12,6 +12,17 @@ const WORKING_UTILIZATION = 0.05;
  */
 const LATER_COLLECTIONS_MS = [2_000, 8_000, 16_000] as const;
 
+/** A function that says whether this thread's event loop worked (utilization at or above WORKING_UTILIZATION) since its last call. */
+export function loopWorkedSince(): () => boolean {
+  let last = performance.eventLoopUtilization();
+  return () => {
+    const now = performance.eventLoopUtilization();
+    const worked = performance.eventLoopUtilization(now, last).utilization >= WORKING_UTILIZATION;
+    last = now;
+    return worked;
+  };
+}
+
 /**
  * Where node runs with --expose-gc (the images, npm start), a service that goes idle after
  * work collects its garbage, then again as LATER_COLLECTIONS_MS says. V8 otherwise keeps a heap
@@ -21,10 +32,9 @@ const LATER_COLLECTIONS_MS = [2_000, 8_000, 16_000] as const;
  * `everyMs`; one series of collections per return to idle, none while busy or idle throughout.
  * Returns a stop function; without --expose-gc it does nothing.
  */
-export function collectWhenIdle(everyMs = 5_000, laterMs: readonly number[] = LATER_COLLECTIONS_MS): () => void {
+export function collectWhenIdle(everyMs = 5_000, laterMs: readonly number[] = LATER_COLLECTIONS_MS, workedSince: () => boolean = loopWorkedSince()): () => void {
   const gc = globalThis.gc;
   if (!gc) return () => undefined;
-  let last = performance.eventLoopUtilization();
   // Start-up is work: the first idle check after it collects.
   let worked = true;
   let later: NodeJS.Timeout[] = [];
@@ -33,10 +43,7 @@ export function collectWhenIdle(everyMs = 5_000, laterMs: readonly number[] = LA
     later = laterMs.map((ms) => setTimeout(() => gc(), ms).unref());
   };
   const check = setInterval(() => {
-    const now = performance.eventLoopUtilization();
-    const busy = performance.eventLoopUtilization(now, last).utilization >= WORKING_UTILIZATION;
-    last = now;
-    if (busy) {
+    if (workedSince()) {
       worked = true;
       return;
     }

@@ -1,6 +1,7 @@
 import { inboxPrefixOf, type ServiceName } from "@board/proto";
 import type { Service } from "nats";
 import { instrumentBus } from "./bus-instruments.js";
+import { registerBusMetrics } from "./bus-metrics.js";
 import { connectBus, type Bus } from "./bus.js";
 import { openDatabase, type OpenDatabase } from "./db.js";
 import { databaseTimeouts, databaseUrl, type BaseEnv } from "./env.js";
@@ -64,6 +65,7 @@ export async function startRuntime<S extends Record<string, unknown> = Record<st
       tlsCaFile: opts.env.NATS_TLS_CA_FILE,
     });
     instrumentBus(bus.nc, { tracer: telemetry.tracer, metrics, connected: bus.connected });
+    registerBusMetrics(metrics, bus);
     lifecycle.onStop("bus", async () => {
       if (!bus.nc.isClosed()) await bus.nc.drain();
     });
@@ -74,6 +76,7 @@ export async function startRuntime<S extends Record<string, unknown> = Record<st
           dataDir: opts.env.DATA_DIR,
           timeouts: databaseTimeouts(opts.env, opts.service),
           log,
+          metrics,
           ...queryTracing,
           ...(opts.database.migrationsFolder ? { migrationsFolder: opts.database.migrationsFolder } : {}),
           ...(opts.database.schema ? { schema: opts.database.schema } : {}),

@@ -6,4 +6,4 @@
  */
 export { assertKeySize, decryptPrivateKey, encryptPrivateKey } from "./key-encryption.js";
 export { generateSigningKey, importPrivateKey, importPrivateKeyObject, importPublicKey, signEs256, type JoseKey, type NewSigningKey } from "./es256-key.js";
-export { pendingSuccessor, publishedAt, removableAt, signingKeyAt, successorDue, type RotationPolicy, type ScheduledKey } from "./key-schedule.js";
+export { pendingSuccessor, publishedAt, removableAt, rotationState, signingKeyAt, successorDue, type RotationPolicy, type ScheduledKey } from "./key-schedule.js";

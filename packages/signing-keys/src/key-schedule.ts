@@ -62,3 +62,23 @@ export function successorDue(keys: readonly ScheduledKey[], at: Date, policy: Ro
 function outlived(k: ScheduledKey, at: Date, keepSeconds: number): boolean {
   return k.retiredAt !== null && k.retiredAt.getTime() + keepSeconds * 1000 <= at.getTime();
 }
+
+/**
+ * Where the rotation stands at `at`, for monitoring: since when the signing key signs, when
+ * its successor is due to be published and to take over, and whether one is published.
+ */
+export function rotationState(
+  keys: readonly ScheduledKey[],
+  at: Date,
+  policy: RotationPolicy,
+): { signingSince: Date; rotationDueAt: Date; successorDueAt: Date; successorPublished: boolean } | null {
+  const signing = signingKeyAt(keys, at);
+  if (!signing) return null;
+  const due = signing.signsFrom.getTime() + policy.rotateAfterSeconds * 1000;
+  return {
+    signingSince: signing.signsFrom,
+    rotationDueAt: new Date(due),
+    successorDueAt: new Date(due - policy.publishLeadSeconds * 1000),
+    successorPublished: pendingSuccessor(keys, at) !== undefined,
+  };
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pendingSuccessor, publishedAt, removableAt, signingKeyAt, successorDue, type ScheduledKey } from "../src/key-schedule.js";
+import { pendingSuccessor, publishedAt, removableAt, rotationState, signingKeyAt, successorDue, type ScheduledKey } from "../src/key-schedule.js";
 
 const t0 = Date.parse("2025-01-01T00:00:00Z");
 const at = (s: number) => new Date(t0 + s * 1000);
@@ -58,5 +58,27 @@ describe("the signing key schedule", () => {
   it("a replica whose clock is behind the first key's start still has a key to sign with", () => {
     const keys: ScheduledKey[] = [{ kid: "a", signsFrom: at(5), retiredAt: null }];
     expect(signingKeyAt(keys, at(0))?.kid).toBe("a");
+  });
+});
+
+describe("the rotation state, for monitoring", () => {
+  it("says none without a key", () => {
+    expect(rotationState([], at(0), policy)).toBeNull();
+  });
+
+  it("a lone key: due to be succeeded after its active life, its successor published the lead before", () => {
+    const keys: ScheduledKey[] = [{ kid: "a", signsFrom: at(0), retiredAt: null }];
+    expect(rotationState(keys, at(10), policy)).toEqual({
+      signingSince: at(0),
+      rotationDueAt: at(30 * 86400),
+      successorDueAt: at(30 * 86400 - 900),
+      successorPublished: false,
+    });
+  });
+
+  it("a successor waiting is said; once it signs, the schedule starts from it", () => {
+    const keys = rotated(1000);
+    expect(rotationState(keys, at(1000), policy)?.successorPublished).toBe(true);
+    expect(rotationState(keys, at(1900), policy)).toMatchObject({ signingSince: at(1900), rotationDueAt: at(1900 + 30 * 86400), successorPublished: false });
   });
 });

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { eip3009TokenArtifact } from "../src/evm/artifacts/EIP3009Token.js";
+import { eip5267TokenArtifact } from "../src/evm/artifacts/EIP5267Token.js";
 import { multicall3Artifact } from "../src/evm/artifacts/Multicall3.js";
 import { ARTIFACTS, renderArtifactModule } from "../src/evm/build-artifact.js";
 import { compileContract, type CompiledContract } from "../src/evm/compile.js";
@@ -9,6 +10,7 @@ const STALE = "stale artifact: run `npx tsx packages/test-chains/src/evm/build-a
 
 const committed: Record<string, CompiledContract> = {
   eip3009TokenArtifact,
+  eip5267TokenArtifact,
   multicall3Artifact,
 };
 

@@ -402,3 +402,73 @@ describe("receiveWithAuthorization and cancelAuthorization", () => {
     );
   });
 });
+
+describe("startEvmChain with blockIntervalMs (a block every 500 ms, automine off)", () => {
+  const INTERVAL_MS = 500;
+  const holder = privateKeyToAccount(generatePrivateKey()).address;
+  let slow: EvmChain;
+  let slowClient: PublicClient;
+  let slowStartupMs: number;
+
+  beforeAll(async () => {
+    const started = performance.now();
+    slow = await startEvmChain({ accounts: 1, blockIntervalMs: INTERVAL_MS, mints: [{ to: holder, amount: 7_000_000n }] });
+    slowStartupMs = performance.now() - started;
+    slowClient = createPublicClient({ chain: slow.chain, transport: http(slow.rpcUrl), pollingInterval: 25 });
+  }, 30_000);
+
+  afterAll(async () => {
+    await slow?.stop();
+  });
+
+  /** Resolves just after the chain mines its next block (polling every 10 ms). */
+  async function nextBlock(): Promise<bigint> {
+    const from = await slowClient.getBlockNumber({ cacheTime: 0 });
+    const deadline = performance.now() + 10 * INTERVAL_MS;
+    for (;;) {
+      const n = await slowClient.getBlockNumber({ cacheTime: 0 });
+      if (n > from) return n;
+      if (performance.now() > deadline) throw new Error(`no block within ${10 * INTERVAL_MS} ms after ${from}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  it("does its set-up (minting included) with automine, at once, then stops automining", async () => {
+    expect(slowStartupMs).toBeLessThan(10_000);
+    expect(await slow.balanceOf(holder)).toBe(7_000_000n);
+    expect(await slowClient.request({ method: "hardhat_getAutomine" as never })).toBe(false);
+  });
+
+  it("does not mine a transaction at once, and mines it with the next block", async () => {
+    const sender = privateKeyToAccount(slow.accounts[0] as Hex);
+    const wallet = createWalletClient({ account: sender, chain: slow.chain, transport: http(slow.rpcUrl) });
+    const prepared = await wallet.prepareTransactionRequest({ to: holder, value: 1n });
+    const raw = await wallet.signTransaction(prepared);
+    // Sent just after a block, so the next is about a whole interval away.
+    await nextBlock();
+    const sentAt = performance.now();
+    const hash = await slowClient.sendRawTransaction({ serializedTransaction: raw });
+    expect(await slowClient.request({ method: "eth_getTransactionReceipt", params: [hash] })).toBeNull();
+    const receipt = await slowClient.waitForTransactionReceipt({ hash, pollingInterval: 25, timeout: 3 * INTERVAL_MS });
+    const minedAfterMs = performance.now() - sentAt;
+    expect(receipt.status).toBe("success");
+    expect(minedAfterMs).toBeLessThan(3 * INTERVAL_MS);
+    // A mint waits for its block too.
+    const mintStarted = performance.now();
+    await slow.mint(holder, 1n);
+    expect(performance.now() - mintStarted).toBeLessThan(3 * INTERVAL_MS);
+    expect(await slow.balanceOf(holder)).toBe(7_000_001n);
+  }, 15_000);
+
+  it("mines blocks at about the interval, empty or not", async () => {
+    const from = await nextBlock();
+    const started = performance.now();
+    await new Promise((r) => setTimeout(r, 6 * INTERVAL_MS));
+    const to = await slowClient.getBlockNumber({ cacheTime: 0 });
+    const elapsedMs = performance.now() - started;
+    const expected = elapsedMs / INTERVAL_MS;
+    // Generous: this machine's cores may be busy with other work.
+    expect(Number(to - from)).toBeGreaterThanOrEqual(Math.floor(expected / 2));
+    expect(Number(to - from)).toBeLessThanOrEqual(Math.ceil(expected * 1.5) + 1);
+  }, 15_000);
+});

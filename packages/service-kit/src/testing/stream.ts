@@ -1,5 +1,6 @@
 import { Snapshot, SNAPSHOT_STREAM } from "@board/proto";
 import type { NatsConnection } from "nats";
+import { decodeSnapshotMessage } from "../snapshot-codec.js";
 
 /** Tests run one file at a time on a shared NATS: each starts from an empty BOARD stream. */
 export async function deleteSnapshotStream(nc: NatsConnection): Promise<void> {
@@ -18,7 +19,7 @@ export async function readSnapshotStream(nc: NatsConnection): Promise<Snapshot[]
   const out: Snapshot[] = [];
   for (let seq = state.first_seq; seq <= state.last_seq && state.messages > 0; seq++) {
     const m = await jsm.streams.getMessage(SNAPSHOT_STREAM, { seq });
-    out.push(Snapshot.parse(JSON.parse(new TextDecoder().decode(m.data))));
+    out.push(Snapshot.parse(JSON.parse(new TextDecoder().decode(decodeSnapshotMessage(m.data, m.header)))));
   }
   return out;
 }

@@ -9,7 +9,7 @@
  */
 import { writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
-import { compileContract, EIP3009_TOKEN, MULTICALL3, type CompiledContract, type ContractSource } from "./compile.js";
+import { compileContract, EIP3009_TOKEN, EIP5267_TOKEN, MULTICALL3, type CompiledContract, type ContractSource } from "./compile.js";
 
 export interface ArtifactSpec {
   contract: ContractSource;
@@ -24,6 +24,11 @@ export const ARTIFACTS: readonly ArtifactSpec[] = [
     contract: EIP3009_TOKEN,
     url: new URL("./artifacts/EIP3009Token.ts", import.meta.url),
     exportName: "eip3009TokenArtifact",
+  },
+  {
+    contract: EIP5267_TOKEN,
+    url: new URL("./artifacts/EIP5267Token.ts", import.meta.url),
+    exportName: "eip5267TokenArtifact",
   },
   {
     contract: MULTICALL3,

@@ -11,6 +11,7 @@ import {
   numberToHex,
   pad,
   slice,
+  toHex,
   type Address,
   type Chain,
   type Hash,
@@ -18,6 +19,7 @@ import {
 } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { eip3009TokenArtifact } from "./artifacts/EIP3009Token.js";
+import { eip5267TokenArtifact } from "./artifacts/EIP5267Token.js";
 import { multicall3Artifact } from "./artifacts/Multicall3.js";
 
 export const BASE_CHAIN_ID = 8453;
@@ -38,6 +40,9 @@ export const multicall3Abi = multicall3Artifact.abi;
 
 /** Slot of `owner` in EIP3009Token.sol (its first state variable). */
 const OWNER_SLOT = 0n;
+/** Slots of EIP5267Token's domain name and version (after EIP3009Token's five). */
+const DOMAIN_NAME_SLOT = 5n;
+const DOMAIN_VERSION_SLOT = 6n;
 const DEFAULT_ACCOUNTS = 4;
 const DEFAULT_ETH_BALANCE = 10n ** 21n; // 1,000 ETH
 const HOSTNAME = "127.0.0.1";
@@ -56,12 +61,33 @@ export interface StartEvmChainOptions {
   ethBalance?: bigint;
   /** Told the method of every JSON-RPC request served over HTTP (the bench counts chain calls per read with it). */
   onRequest?: (method: string) => void;
+  /**
+   * Mine a block every this many milliseconds, automine off, as a real chain does (Base: 2,000).
+   * 0 or absent: automine, one block per transaction at once. Set-up (code, balances, `mints`)
+   * is done with automine, then the node switches. On an interval chain, blocks may share a
+   * timestamp (hardhat's allowBlocksWithSameTimestamp), so a block every 100 ms does not run
+   * the chain's clock ahead of the wall clock by a second per block.
+   */
+  blockIntervalMs?: number;
+  /** USDC minted during set-up, while the node still automines (a later `mint` on an interval chain waits for its block). */
+  mints?: ReadonlyArray<{ to: Address; amount: bigint }>;
+  /** The chain id (default 8453, Base's); another makes a chain that is not Base, as an RPC pointed elsewhere serves. */
+  chainId?: number;
+  /** Whether Multicall3 is at its canonical address (default true); false makes a chain without it, as a devnet or a fork may be. */
+  multicall3?: boolean;
+  /**
+   * The EIP-712 domain name and version the token at the USDC address signs in, and reports by
+   * EIP-5267's eip712Domain() (EIP5267Token; names under 32 bytes). Absent: Base USDC's ("USD
+   * Coin", "2"), reported by name() and version() only, as FiatToken does.
+   */
+  usdcDomain?: { name: string; version: string };
 }
 
 export interface EvmChain {
   /** HTTP JSON-RPC endpoint (the same server also speaks WebSocket on this port). */
   rpcUrl: string;
-  chainId: typeof BASE_CHAIN_ID;
+  /** 8453 unless told otherwise (StartEvmChainOptions.chainId). */
+  chainId: number;
   /**
    * A viem chain for this node: id 8453, rpcUrls pointing at rpcUrl, Multicall3 at its canonical
    * address (so viem's `multicall` works), no OP-stack formatters.
@@ -71,7 +97,7 @@ export interface EvmChain {
   usdc: Address;
   /** Private keys of fresh accounts, funded with ETH (no USDC: use mint). */
   accounts: readonly Hex[];
-  /** Mints USDC base units (6 decimals) to `to`; resolves once mined (automine: at once). */
+  /** Mints USDC base units (6 decimals) to `to`; resolves once mined (automine: at once; blockIntervalMs: with the next block). */
   mint(to: Address, amount: bigint): Promise<Hash>;
   balanceOf(address: Address): Promise<bigint>;
   /** Closes the JSON-RPC server. Idempotent. */
@@ -80,8 +106,9 @@ export interface EvmChain {
 
 /**
  * Starts Hardhat's EDR node in this process, served over HTTP on 127.0.0.1 (or opts.hostname), with chainId 8453,
- * automine on and interval mining off, EIP3009Token's runtime code at the Base USDC address and
- * Multicall3's at its canonical address.
+ * automine on and interval mining off (or, with opts.blockIntervalMs, the other way round once
+ * set up), EIP3009Token's runtime code at the Base USDC address and Multicall3's at its
+ * canonical address (or, as told: another chain id, no Multicall3, a token in another domain).
  *
  * This is what `hardhat node` does, minus the config file, the HRE and the CLI: resolve a
  * network config, `createProvider(config, "hardhat")`, serve it with hardhat's JsonRpcServer.
@@ -90,6 +117,9 @@ export interface EvmChain {
 export async function startEvmChain(opts: StartEvmChainOptions = {}): Promise<EvmChain> {
   const accountCount = opts.accounts ?? DEFAULT_ACCOUNTS;
   const ethBalance = opts.ethBalance ?? DEFAULT_ETH_BALANCE;
+  const blockIntervalMs = opts.blockIntervalMs ?? 0;
+  const chainId = opts.chainId ?? BASE_CHAIN_ID;
+  if (!Number.isSafeInteger(blockIntervalMs) || blockIntervalMs < 0) throw new Error(`blockIntervalMs must be a whole number of milliseconds >= 0, not ${blockIntervalMs}`);
 
   const [{ resolveConfig }, { createProvider }, { JsonRpcServer }, { ProviderError }] = await Promise.all([
     import("hardhat/internal/core/config/config-resolution.js"),
@@ -103,9 +133,11 @@ export async function startEvmChain(opts: StartEvmChainOptions = {}): Promise<Ev
   const config = resolveConfig(fileURLToPath(import.meta.url), {
     networks: {
       hardhat: {
-        chainId: BASE_CHAIN_ID,
+        chainId,
         accounts: [],
+        // Set-up always automines; an interval chain switches after it (below).
         mining: { auto: true, interval: 0 },
+        allowBlocksWithSameTimestamp: blockIntervalMs > 0,
         // Like a real node: a reverting transaction is mined with status 0 and its hash is
         // returned, instead of eth_sendRawTransaction failing. (Calls and gas estimates that
         // revert still fail, as everywhere.)
@@ -140,7 +172,12 @@ export async function startEvmChain(opts: StartEvmChainOptions = {}): Promise<Ev
   const rpcUrl = `http://${hostname}:${port}/`;
 
   let stopped: Promise<void> | undefined;
-  const stop = (): Promise<void> => (stopped ??= server.close());
+  // The provider outlives its server: an interval chain's miner is stopped, or it would go on
+  // mining empty blocks in this process.
+  const stopMining = async () => {
+    if (blockIntervalMs > 0) await provider.request({ method: "evm_setIntervalMining", params: [0] }).catch(() => undefined);
+  };
+  const stop = (): Promise<void> => (stopped ??= server.close().finally(stopMining));
 
   try {
     const minterKey = generatePrivateKey();
@@ -148,28 +185,36 @@ export async function startEvmChain(opts: StartEvmChainOptions = {}): Promise<Ev
     const accounts = Array.from({ length: accountCount }, () => generatePrivateKey());
 
     // Set-up goes straight to the in-process provider, not over HTTP.
+    const domain = opts.usdcDomain;
     await provider.request({
       method: "hardhat_setCode",
-      params: [BASE_USDC_ADDRESS, eip3009TokenArtifact.deployedBytecode],
+      params: [BASE_USDC_ADDRESS, (domain ? eip5267TokenArtifact : eip3009TokenArtifact).deployedBytecode],
     });
-    await provider.request({
-      method: "hardhat_setCode",
-      params: [MULTICALL3_ADDRESS, multicall3Artifact.deployedBytecode],
-    });
+    if (opts.multicall3 ?? true) {
+      await provider.request({
+        method: "hardhat_setCode",
+        params: [MULTICALL3_ADDRESS, multicall3Artifact.deployedBytecode],
+      });
+    }
     await provider.request({
       method: "hardhat_setStorageAt",
       params: [BASE_USDC_ADDRESS, numberToHex(OWNER_SLOT), pad(minter.address)],
     });
+    if (domain) {
+      for (const [slot, text] of [[DOMAIN_NAME_SLOT, domain.name], [DOMAIN_VERSION_SLOT, domain.version]] as const) {
+        await provider.request({ method: "hardhat_setStorageAt", params: [BASE_USDC_ADDRESS, numberToHex(slot), shortStringSlot(text)] });
+      }
+    }
     for (const address of [minter.address, ...accounts.map((key) => privateKeyToAccount(key).address)]) {
       await provider.request({ method: "hardhat_setBalance", params: [address, numberToHex(ethBalance)] });
     }
 
     const chain = defineChain({
-      id: BASE_CHAIN_ID,
+      id: chainId,
       name: "Base (local EDR)",
       nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
       rpcUrls: { default: { http: [rpcUrl] } },
-      contracts: { multicall3: { address: MULTICALL3_ADDRESS } },
+      ...((opts.multicall3 ?? true) && { contracts: { multicall3: { address: MULTICALL3_ADDRESS } } }),
     });
     const transport = http(rpcUrl);
     const publicClient = createPublicClient({ chain, transport, pollingInterval: 50 });
@@ -183,24 +228,36 @@ export async function startEvmChain(opts: StartEvmChainOptions = {}): Promise<Ev
     if (getAddress(owner) !== minter.address) {
       throw new Error(`EIP3009Token owner slot is not ${OWNER_SLOT}: owner() returned ${owner}`);
     }
+    if (domain) {
+      const name = await publicClient.readContract({ address: BASE_USDC_ADDRESS, abi: eip3009TokenAbi, functionName: "name" });
+      if (name !== domain.name) throw new Error(`EIP5267Token name slot is not ${DOMAIN_NAME_SLOT}: name() returned ${name}`);
+    }
+
+    const mint = async (to: Address, amount: bigint): Promise<Hash> => {
+      const hash = await minterClient.writeContract({
+        address: BASE_USDC_ADDRESS,
+        abi: eip3009TokenAbi,
+        functionName: "mint",
+        args: [to, amount],
+      });
+      const receipt = await publicClient.waitForTransactionReceipt({ hash });
+      if (receipt.status !== "success") throw new Error(`mint ${hash} reverted`);
+      return hash;
+    };
+    // One minter account: one mint after another (each mined at once while automine is on).
+    for (const { to, amount } of opts.mints ?? []) await mint(to, amount);
+    if (blockIntervalMs > 0) {
+      await provider.request({ method: "evm_setAutomine", params: [false] });
+      await provider.request({ method: "evm_setIntervalMining", params: [blockIntervalMs] });
+    }
 
     return {
       rpcUrl,
-      chainId: BASE_CHAIN_ID,
+      chainId,
       chain,
       usdc: BASE_USDC_ADDRESS,
       accounts,
-      async mint(to, amount) {
-        const hash = await minterClient.writeContract({
-          address: BASE_USDC_ADDRESS,
-          abi: eip3009TokenAbi,
-          functionName: "mint",
-          args: [to, amount],
-        });
-        const receipt = await publicClient.waitForTransactionReceipt({ hash });
-        if (receipt.status !== "success") throw new Error(`mint ${hash} reverted`);
-        return hash;
-      },
+      mint,
       balanceOf(address) {
         return publicClient.readContract({
           address: BASE_USDC_ADDRESS,
@@ -215,6 +272,16 @@ export async function startEvmChain(opts: StartEvmChainOptions = {}): Promise<Ev
     await stop();
     throw error;
   }
+}
+
+/** A Solidity string shorter than 32 bytes as its storage slot holds it: the bytes left-aligned, twice the length in the last byte. */
+function shortStringSlot(text: string): Hex {
+  const bytes = new TextEncoder().encode(text);
+  if (bytes.length > 31) throw new Error(`usdcDomain strings must be under 32 bytes: ${text}`);
+  const slot = new Uint8Array(32);
+  slot.set(bytes);
+  slot[31] = bytes.length * 2;
+  return toHex(slot);
 }
 
 /**

@@ -15,6 +15,7 @@ export interface ContractSource {
 }
 
 export const EIP3009_TOKEN: ContractSource = { sourceName: "EIP3009Token.sol", contractName: "EIP3009Token" };
+export const EIP5267_TOKEN: ContractSource = { sourceName: "EIP3009Token.sol", contractName: "EIP5267Token" };
 export const MULTICALL3: ContractSource = { sourceName: "Multicall3.sol", contractName: "Multicall3" };
 
 /** Cancun bytecode runs on EDR's default hardfork (Osaka) and on Base. */

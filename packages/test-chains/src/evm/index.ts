@@ -11,4 +11,5 @@ export {
   type StartEvmChainOptions,
 } from "./chain.js";
 export { eip3009TokenArtifact } from "./artifacts/EIP3009Token.js";
+export { eip5267TokenArtifact } from "./artifacts/EIP5267Token.js";
 export { multicall3Artifact } from "./artifacts/Multicall3.js";

@@ -7,7 +7,8 @@ pragma solidity ^0.8.24;
 ///         strings so that clients which parse them (x402) behave as on the real token.
 /// @dev No state is set up by the constructor except `owner`, and the EIP-712 domain
 ///      separator is computed on every call, so the runtime bytecode can be copied to any
-///      address (hardhat_setCode) with only slot 0 (`owner`) written by hand.
+///      address (hardhat_setCode) with only slot 0 (`owner`) written by hand. The domain's name
+///      and version are virtual: EIP5267Token (below) signs in another domain.
 contract EIP3009Token {
     // Storage layout: `owner` MUST stay in slot 0 (chain.ts writes it with hardhat_setStorageAt).
     address public owner;
@@ -16,10 +17,8 @@ contract EIP3009Token {
     mapping(address => mapping(address => uint256)) public allowance;
     mapping(address => mapping(bytes32 => bool)) private _authorizationStates;
 
-    string public constant name = "USD Coin";
     string public constant symbol = "USDC";
     uint8 public constant decimals = 6;
-    string private constant _VERSION = "2";
 
     bytes32 private constant _EIP712_DOMAIN_TYPEHASH =
         keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");
@@ -46,14 +45,18 @@ contract EIP3009Token {
         owner = msg.sender;
     }
 
-    function version() external pure returns (string memory) {
-        return _VERSION;
+    function name() public view virtual returns (string memory) {
+        return "USD Coin";
+    }
+
+    function version() public view virtual returns (string memory) {
+        return "2";
     }
 
     function DOMAIN_SEPARATOR() public view returns (bytes32) {
         return keccak256(
             abi.encode(
-                _EIP712_DOMAIN_TYPEHASH, keccak256(bytes(name)), keccak256(bytes(_VERSION)), block.chainid, address(this)
+                _EIP712_DOMAIN_TYPEHASH, keccak256(bytes(name())), keccak256(bytes(version())), block.chainid, address(this)
             )
         );
     }
@@ -240,5 +243,40 @@ contract EIP3009Token {
         address signer = ecrecover(digest, v, r, s);
         require(signer != address(0), "ECRecover: invalid signature");
         return signer;
+    }
+}
+
+/// @title EIP5267Token
+/// @notice EIP3009Token signing in a domain of the test's choosing (as a token on another network
+///         does: Base Sepolia's USDC is "USDC" version "2"), which it also reports by EIP-5267's
+///         eip712Domain(), so both ways a domain is read are exercised on a real chain.
+/// @dev Name and version live in slots 5 and 6 (after EIP3009Token's five), written by hand with
+///      hardhat_setStorageAt as short strings (under 32 bytes), like `owner`.
+contract EIP5267Token is EIP3009Token {
+    string private _name;
+    string private _version;
+
+    function name() public view override returns (string memory) {
+        return _name;
+    }
+
+    function version() public view override returns (string memory) {
+        return _version;
+    }
+
+    function eip712Domain()
+        external
+        view
+        returns (
+            bytes1 fields,
+            string memory domainName,
+            string memory domainVersion,
+            uint256 chainId,
+            address verifyingContract,
+            bytes32 salt,
+            uint256[] memory extensions
+        )
+    {
+        return (hex"0f", name(), version(), block.chainid, address(this), bytes32(0), new uint256[](0));
     }
 }
