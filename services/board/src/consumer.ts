@@ -1,5 +1,5 @@
 import { Snapshot, SNAPSHOT_STREAM } from "@board/proto";
-import { consumeTraced, type Logger } from "@board/service-kit";
+import { awaitStream, consumeTraced, consumerLag, decodeSnapshotMessage, type Logger } from "@board/service-kit";
 import { DeliverPolicy, type ConsumerMessages, type JsMsg, type NatsConnection } from "nats";
 import { snapshotHash, type SnapshotStore } from "./store.js";
 
@@ -12,7 +12,8 @@ export interface SnapshotConsumer {
 /**
  * Follows the BOARD stream from the last sequence this database holds, stores every
  * snapshot (idempotently), and calls `onCaughtUp` once nothing is pending, so a replica
- * that restarts stores what it missed but renders only the newest.
+ * that restarts stores what it missed but renders only the newest. The stream is the deploy
+ * step's to create: until it exists the board serves what it has stored and waits for it.
  */
 export async function consumeSnapshots(opts: {
   nc: NatsConnection;
@@ -20,25 +21,35 @@ export async function consumeSnapshots(opts: {
   log: Logger;
   onCaughtUp: () => Promise<void>;
 }): Promise<SnapshotConsumer> {
-  const startSeq = (await opts.store.lastStreamSeq()) + 1;
-  const js = opts.nc.jetstream();
-  const consumer = await js.consumers.get(SNAPSHOT_STREAM, {
-    deliver_policy: DeliverPolicy.StartSequence,
-    opt_start_seq: startSeq,
-  });
-  const messages: ConsumerMessages = await consumer.consume({ max_messages: 8 });
+  const waiting = new AbortController();
+  let messages: ConsumerMessages | null = null;
+  const progress = consumerLag(opts.nc, SNAPSHOT_STREAM);
+  const open = async (): Promise<ConsumerMessages> => {
+    await awaitStream(opts.nc, SNAPSHOT_STREAM, { log: opts.log, signal: waiting.signal });
+    const startSeq = (await opts.store.lastStreamSeq()) + 1;
+    progress.processed(startSeq - 1);
+    const consumer = await opts.nc.jetstream().consumers.get(SNAPSHOT_STREAM, {
+      deliver_policy: DeliverPolicy.StartSequence,
+      opt_start_seq: startSeq,
+    });
+    return consumer.consume({ max_messages: 8 });
+  };
   let stopped = false;
   const storeOne = async (m: JsMsg): Promise<"stored" | "skipped" | "stopped"> => {
-    const body = decoder.decode(m.data);
+    let json: Uint8Array;
+    let body: string;
     let snapshot: Snapshot;
     try {
+      // Compressed on the bus (gzip) or plain, as older messages are: the hash is always of the JSON.
+      json = decodeSnapshotMessage(m.data, m.headers);
+      body = decoder.decode(json);
       snapshot = Snapshot.parse(JSON.parse(body));
     } catch {
       // A snapshot that fails its contract is never served; it stays in the stream for inspection.
       opts.log.error({ seq: m.seq }, "snapshot fails its schema; skipped");
       return "skipped";
     }
-    const hash = snapshotHash(m.data);
+    const hash = snapshotHash(json);
     // The database may be away: retry this snapshot until it is stored, so none is skipped.
     const isNew = await untilStored(() => opts.store.save(snapshot, body, hash, m.seq), opts.log, m.seq, () => stopped);
     if (isNew === undefined) return "stopped";
@@ -46,17 +57,22 @@ export async function consumeSnapshots(opts: {
     return "stored";
   };
   const done = (async () => {
-    for await (const m of messages) {
+    const iter = await open();
+    messages = iter;
+    if (stopped) iter.stop();
+    for await (const m of iter) {
       // Stored in a CONSUMER span under the scanner's publish span: the snapshot's trace runs on into the board.
       const outcome = await consumeTraced(opts.nc, m, () => storeOne(m));
       if (outcome === "stopped") break;
+      progress.processed(m.seq);
       if (outcome === "stored" && m.info.pending === 0) await opts.onCaughtUp().catch((err: unknown) => opts.log.error({ err }, "publication failed"));
     }
   })();
   return {
     stop: async () => {
       stopped = true;
-      messages.stop();
+      waiting.abort();
+      messages?.stop();
       await done.catch(() => undefined);
     },
   };

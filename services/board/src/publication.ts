@@ -23,6 +23,7 @@ import {
   TopVolumeView,
   TradfiRiskView,
   type BoardContent,
+  type DataDelay,
   type FreshnessBlock,
   type NameSetup,
   type Snapshot,
@@ -60,6 +61,8 @@ export interface ViewSource {
   readonly asofDaily: string;
   readonly computedAt: string;
   readonly computedAtMs: number;
+  /** How late the board's prices were (its provider's delay), for the freshness block; absent when the board did not say. */
+  readonly dataDelay?: DataDelay;
 }
 
 /** A rendered view and the board it was cut from. */
@@ -121,6 +124,7 @@ const sourceOf = (board: BoardContent): ViewSource => ({
   asofDaily: board.asof_daily,
   computedAt: board.computed_at,
   computedAtMs: Date.parse(board.computed_at),
+  ...(board.provider.delay && { dataDelay: board.provider.delay }),
 });
 
 /** Checks a view against its contract (once, at publish time, never per read). */

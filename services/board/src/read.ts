@@ -29,7 +29,7 @@ export function readView(deps: ReadDeps, req: Required<Pick<BoardReadRequest, "v
   if (!pub) throw new BusError("snapshot_unavailable", 503, "no snapshot has been published yet");
   const now = deps.now();
   // The current snapshot's freshness, once per read: most views are of it, and it says whether the board is stale.
-  const current = freshnessAt(now, new Date(pub.board.computed_at), deps.refreshMinutes);
+  const current = freshnessAt(now, new Date(pub.board.computed_at), deps.refreshMinutes, pub.board.provider.delay);
   const view =
     made ?? (req.view === "status" && deps.status ? deps.status(pub, staleBlock(current, deps.refreshMinutes)) : pub.views.get(req.view)) ?? resolveLookup(pub, req);
   if (!view) {
@@ -40,7 +40,7 @@ export function readView(deps: ReadDeps, req: Required<Pick<BoardReadRequest, "v
   // Only the current snapshot's views can be behind; a delayed view is a day old by design.
   // A redelivery carries the freshness it was first served with: the same bytes again.
   const freshness =
-    req.freshness ?? (ofSnapshot ? honestFreshness(current, deps.refreshMinutes) : freshnessAt(now, new Date(view.computedAtMs), deps.refreshMinutes));
+    req.freshness ?? (ofSnapshot ? honestFreshness(current, deps.refreshMinutes) : freshnessAt(now, new Date(view.computedAtMs), deps.refreshMinutes, view.dataDelay));
   const encoding = req.encoding ?? "identity";
   const meta = (status: 200 | 304): BoardReadMeta => ({
     status,

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { boardRead } from "@board/proto";
-import { bindBytes, ensureSnapshotStream, startRuntime, type Runtime } from "@board/service-kit";
+import { bindBytes, startRuntime, type Runtime } from "@board/service-kit";
 import pkg from "../package.json" with { type: "json" };
 import { announcePublication } from "./announce.js";
 import { consumeSnapshots } from "./consumer.js";
@@ -12,6 +12,7 @@ import type { Publication } from "./publication.js";
 import { Publications } from "./publications.js";
 import { readView } from "./read.js";
 import { LiveStatus } from "./views/live-status.js";
+import { gaugePublication } from "./publication-metrics.js";
 import { gaugeSnapshotAge } from "./snapshot-age.js";
 import { SnapshotStore } from "./store.js";
 
@@ -43,7 +44,7 @@ export async function startBoard(env: BoardEnv, opts: { now?: () => Date } = {})
     };
 
     gaugeSnapshotAge(rt.metrics, publication, now);
-    await ensureSnapshotStream(rt.bus.nc);
+    gaugePublication(rt.metrics, publication, now);
     await republish();
     const consumer = await consumeSnapshots({ nc: rt.bus.nc, store, log: rt.log, onCaughtUp: republish });
     rt.lifecycle.onStop("snapshot consumer", () => consumer.stop());

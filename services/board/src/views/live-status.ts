@@ -63,7 +63,8 @@ export class LiveStatus {
     // the normal start order, said in one line with a reason code, never as a failure.
     if (status.status === "fulfilled") {
       if (status.value.last_settlement_at) this.note(status.value.last_settlement_at);
-      this.notePayments({ mode: status.value.mode, rails: status.value.rails });
+      // The rails block as the events carry it (the reply's settlement figures are not part of it).
+      this.notePayments(PaymentRails.parse(status.value));
     } else this.log.info({ reason: unavailable(status.reason) }, "payments status unavailable at start; following its events");
     if (served.status === "fulfilled") this.noteReads(served.value);
     else this.log.info({ reason: unavailable(served.reason) }, "metering reads served unavailable at start; following its events");

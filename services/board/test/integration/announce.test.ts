@@ -1,5 +1,5 @@
 import { BOARD_PUBLISHED_SUBJECT, boardRead, BoardPublishedEvent, BoardState, ProofView } from "@board/proto";
-import { ensureSnapshotStream, requestBytes } from "@board/service-kit";
+import { ensureBusStreams, requestBytes } from "@board/service-kit";
 import { busEnv, deleteSnapshotStream, fixtureSnapshot, freshDatabase, testBusOptions, testInfra, type TestDatabase } from "@board/service-kit/testing";
 import { connect, type NatsConnection, type Subscription } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -31,7 +31,7 @@ async function until(cond: () => boolean, ms = 10_000) {
 beforeAll(async () => {
   nc = await connect(testBusOptions());
   await deleteSnapshotStream(nc);
-  await ensureSnapshotStream(nc);
+  await ensureBusStreams(nc);
   db = await freshDatabase(infra.databaseUrl);
   sub = nc.subscribe(BOARD_PUBLISHED_SUBJECT, { callback: (err, msg) => !err && heard.push(BoardPublishedEvent.parse(json(msg.data))) });
 });

@@ -28,9 +28,10 @@ import {
   TopVolumeView,
   TradfiRiskView,
   type ViewName,
+  SNAPSHOT_STREAM,
 } from "@board/proto";
 import type { BusError } from "@board/service-kit";
-import { requestBytes, ensureSnapshotStream } from "@board/service-kit";
+import { requestBytes, ensureBusStreams } from "@board/service-kit";
 import { busEnv, deleteSnapshotStream, fixtureSnapshot, freshDatabase, testBusOptions, testInfra, type TestDatabase } from "@board/service-kit/testing";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -67,7 +68,7 @@ const json = (b: Uint8Array) => JSON.parse(new TextDecoder().decode(b)) as unkno
 beforeAll(async () => {
   nc = await connect(testBusOptions());
   await deleteSnapshotStream(nc);
-  await ensureSnapshotStream(nc);
+  await ensureBusStreams(nc);
   db = await freshDatabase(infra.databaseUrl);
 });
 
@@ -221,6 +222,10 @@ describe("board service", () => {
     expect(meta.asof_daily).toBe("2026-11-20");
     expect(meta.computed_at).toBe(withoutSignals.board.computed_at);
     expect(await board.store.count()).toBe(3);
+    // The deploy step makes the stream again; the waiting board follows it from then on.
+    await ensureBusStreams(nc);
+    const jsm = await nc.jetstreamManager();
+    await until(async () => (await jsm.streams.info(SNAPSHOT_STREAM)).state.consumer_count > 0);
   });
 
   it("a redelivery reads the view of the snapshot it bought with the freshness it was served with: the same bytes after a newer board and after a restart", async () => {

@@ -1,7 +1,7 @@
 // History tables as the commitment writes them: retention, a late older board, a redelivery,
 // and the storage a session takes at the universe's size (565 names).
 import { boardContentHash, type Snapshot } from "@board/proto";
-import { ensureSnapshotStream } from "@board/service-kit";
+import { ensureBusStreams } from "@board/service-kit";
 import { busEnv, deleteSnapshotStream, fixtureSnapshot, freshDatabase, testBusOptions, testInfra, type TestDatabase } from "@board/service-kit/testing";
 import { connect } from "nats";
 import { sql } from "drizzle-orm";
@@ -27,7 +27,7 @@ beforeAll(async () => {
   // An empty snapshot stream: the board would otherwise store what earlier test files published.
   const nc = await connect(testBusOptions());
   await deleteSnapshotStream(nc);
-  await ensureSnapshotStream(nc);
+  await ensureBusStreams(nc);
   await nc.close();
   db = await freshDatabase(infra.databaseUrl);
   board = await startBoard(

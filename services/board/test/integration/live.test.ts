@@ -4,7 +4,7 @@
 
 import { gunzipSync } from "node:zlib";
 import { boardRead, LiveFeedView, LiveRulesView, LiveSetupView, NameDirectoryView, type ViewName } from "@board/proto";
-import { ensureSnapshotStream, requestBytes } from "@board/service-kit";
+import { ensureBusStreams, requestBytes } from "@board/service-kit";
 import { busEnv, deleteSnapshotStream, fixtureSnapshot, freshDatabase, testBusOptions, testInfra, type TestDatabase } from "@board/service-kit/testing";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -35,7 +35,7 @@ const serving = (computedAt: string) => until(() => board!.publication()?.board.
 beforeAll(async () => {
   nc = await connect(testBusOptions());
   await deleteSnapshotStream(nc);
-  await ensureSnapshotStream(nc);
+  await ensureBusStreams(nc);
   db = await freshDatabase(infra.databaseUrl);
   board = await startBoard(env());
 });
