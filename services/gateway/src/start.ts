@@ -1,11 +1,16 @@
 import type { AddressInfo } from "node:net";
 import { startRuntime, type Runtime } from "@board/service-kit";
 import pkg from "../package.json" with { type: "json" };
+import { CountedWallets } from "./access/counted-wallets.js";
+import { RefusedCredentials } from "./access/refused-credentials.js";
 import { ResolvedPrincipals } from "./access/resolved-principals.js";
+import { followRevocations } from "./access/revocations.js";
 import { servedReadsRecorder } from "./access/served-reads.js";
 import { createServer } from "./app.js";
 import { startBoardEvents } from "./events/index.js";
 import type { ReadDeps } from "./http/read.js";
+import type { ServedView } from "./http/board-view.js";
+import { SharedReads } from "./http/shared-reads.js";
 import { serverStopper } from "./http/stop-server.js";
 import { ViewTemplates } from "./http/view-templates.js";
 import { MAX_MESSAGE_BYTES, mcpEndpoint } from "./mcp/endpoint.js";
@@ -21,7 +26,7 @@ export interface GatewayService {
 
 /** Wires the HTTP edge onto the bus. The gateway owns no data. */
 export interface GatewayOptions {
-  /** The clock identity answers by, for the principals kept until they lapse (tests run it ahead). */
+  /** The clock identity answers by, for the principals kept a few seconds (tests run it ahead). */
   now?: () => Date;
 }
 
@@ -31,6 +36,9 @@ export async function startGateway(env: GatewayEnv, opts: GatewayOptions = {}): 
   // Stops after the HTTP server (registered later, stopped first) and before the bus drains.
   rt.lifecycle.onStop("served reads", () => served.flush());
   const events = startBoardEvents({ nc: rt.bus.nc, log: rt.log, metrics: rt.metrics, env });
+  const principals = new ResolvedPrincipals(opts.now);
+  // A licence the operator revokes leaves this replica's kept principals at once.
+  rt.lifecycle.onStop("license revocations", followRevocations(rt.bus.nc, rt.log, principals));
   const reads: ReadDeps = {
     nc: rt.bus.nc,
     timeoutMs: env.BUS_TIMEOUT_MS,
@@ -38,7 +46,10 @@ export async function startGateway(env: GatewayEnv, opts: GatewayOptions = {}): 
     publicBaseUrl: new URL(env.PUBLIC_BASE_URL),
     served: served.record,
     views: new ViewTemplates(),
-    principals: new ResolvedPrincipals(opts.now),
+    principals,
+    refused: new RefusedCredentials(),
+    shared: new SharedReads<ServedView>(),
+    countedWallets: new CountedWallets(opts.now),
   };
   const sessions = new McpSessions({
     deps: reads,

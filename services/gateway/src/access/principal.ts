@@ -1,5 +1,6 @@
 import { Credentials, identityResolve, type CredentialRefusalCode, type OAuthResource, type Principal, type Route } from "@board/proto";
 import { request, type NatsConnection } from "@board/service-kit";
+import { RefusedCredentials } from "./refused-credentials.js";
 import { ResolvedPrincipals } from "./resolved-principals.js";
 
 export type Access =
@@ -16,10 +17,17 @@ const MALFORMED: Record<keyof Credentials, { code: CredentialRefusalCode; messag
 
 /**
  * Turns the request's credentials into a principal (or a refusal) through identity, or from
- * `known` (license and bearer principals identity verified, until they lapse). A bearer must
+ * `known` (license, bearer and board-key principals identity verified, for a few seconds). A bearer must
  * be for `resource` (the HTTP API unless told). Throws BusError when identity fails.
  */
-export async function resolveAccess(nc: NatsConnection, timeoutMs: number, creds: Credentials, known?: ResolvedPrincipals, resource: OAuthResource = "api"): Promise<Access> {
+export async function resolveAccess(
+  nc: NatsConnection,
+  timeoutMs: number,
+  creds: Credentials,
+  known?: ResolvedPrincipals,
+  resource: OAuthResource = "api",
+  refused?: RefusedCredentials,
+): Promise<Access> {
   const parsed = Credentials.safeParse(creds);
   if (!parsed.success) {
     const field = parsed.error.issues[0]?.path[0] as keyof Credentials | undefined;
@@ -28,8 +36,15 @@ export async function resolveAccess(nc: NatsConnection, timeoutMs: number, creds
   const key = known ? ResolvedPrincipals.keyOf(parsed.data, resource) : null;
   const hit = key ? known!.get(key) : undefined;
   if (hit) return { kind: "principal", principal: hit };
+  // Refused a moment ago as unknown or invalid: refused again without asking identity.
+  const refusedKey = refused ? RefusedCredentials.keyOf(parsed.data, resource) : null;
+  const again = refusedKey ? refused!.get(refusedKey) : undefined;
+  if (again) return { kind: "refused", ...again };
   const reply = await request(nc, identityResolve, { credentials: parsed.data, ...(resource !== "api" ? { resource } : {}) }, { timeoutMs });
-  if (!reply.ok) return { kind: "refused", code: reply.code, message: reply.message };
+  if (!reply.ok) {
+    if (refusedKey) refused!.remember(refusedKey, { code: reply.code, message: reply.message });
+    return { kind: "refused", code: reply.code, message: reply.message };
+  }
   if (key) known!.remember(key, reply.principal);
   return { kind: "principal", principal: reply.principal };
 }

@@ -1,23 +1,30 @@
-import type { Credentials, OAuthResource, Principal } from "@board/proto";
+import { RESOLVED_PRINCIPAL_CACHE_SECONDS, type Credentials, type OAuthResource, type Principal } from "@board/proto";
 
 /** Credentials kept per gateway replica (least recently used dropped first). */
 const MAX_ENTRIES = 10_000;
 
 /**
- * License and bearer principals identity has verified, kept until they lapse, so a licensed
- * read costs one bus round trip less. Exact, not merely fresh enough: nothing ends a license
- * before its paid period (a cancelled one works until period_end; renewal only moves it later;
- * identity keeps its own verified licenses on the same reasoning), and a bearer token is good
- * until its expiry; identity's `expires_at` is the earlier of the two. Past it, identity is
- * asked again (and finds a renewal). Refusals and every other tier are never kept: a free key
- * counts and can retire, a sign-in session is bound to its nonce. A cache, not a record: a
- * restarted gateway simply asks again.
+ * License, bearer and free-key (X-Board-Key) principals identity has verified, kept a few
+ * seconds so a burst of reads costs one bus round trip (and identity's database lookup) less.
+ * Fresh enough, not exact: the operator can revoke a licence (a leaked key) before its period
+ * end, and a free key is retired when its owner asks for a new one, so an entry is answered
+ * for at most `ttlMs` (RESOLVED_PRINCIPAL_CACHE_SECONDS) and never past its `expires_at` (the
+ * earlier of token expiry and period end); identity's announcements drop a revoked licence's
+ * entries (`forgetLicense`) and a retired key's owner's (`forgetPrincipal`) at once. A free
+ * key's reads are counted by metering whichever way it resolved. Refusals and sign-in headers
+ * are never kept: a sign-in session is bound to its nonce. A cache, not a record: a restarted
+ * gateway simply asks again.
  */
 export class ResolvedPrincipals {
   private readonly entries = new Map<string, { principal: Principal; untilMs: number }>();
+  /** Principal ids of licences revoked lately: an answer identity gave before the revocation is not kept after it. */
+  private readonly revoked = new Map<string, number>();
 
   /** `now`: the clock identity answers by (tests run identity ahead of the wall clock). */
-  constructor(private readonly now: () => Date = () => new Date()) {}
+  constructor(
+    private readonly now: () => Date = () => new Date(),
+    private readonly ttlMs = RESOLVED_PRINCIPAL_CACHE_SECONDS * 1000,
+  ) {}
 
   /**
    * The cache key of a credential set holding only a license key or only a bearer; null: not
@@ -25,7 +32,8 @@ export class ResolvedPrincipals {
    * thereby good for the HTTP API.
    */
   static keyOf(creds: Credentials, resource: OAuthResource = "api"): string | null {
-    if (creds.siwx !== undefined || creds.board_key !== undefined) return null;
+    if (creds.siwx !== undefined) return null;
+    if (creds.board_key !== undefined) return creds.license_key === undefined && creds.bearer === undefined ? `key ${creds.board_key}` : null;
     if (creds.license_key !== undefined && creds.bearer === undefined) return `license ${creds.license_key}`;
     if (creds.bearer !== undefined && creds.license_key === undefined) return resource === "api" ? `bearer ${creds.bearer}` : `bearer@${resource} ${creds.bearer}`;
     return null;
@@ -43,12 +51,29 @@ export class ResolvedPrincipals {
 
   remember(key: string, principal: Principal): void {
     const nowMs = this.now().getTime();
-    if (principal.tier !== "scanner_license" && principal.tier !== "live_license" && principal.tier !== "bearer") return;
-    if (principal.expires_at === null) return;
-    const untilMs = Date.parse(principal.expires_at);
+    const keyed = key.startsWith("key ");
+    // A free or wallet-tier key has no end of its own (it retires or idles out, told by identity).
+    if (keyed ? principal.tier !== "free_key" && principal.tier !== "wallet" : principal.tier !== "scanner_license" && principal.tier !== "live_license" && principal.tier !== "bearer") return;
+    if (!keyed && principal.expires_at === null) return;
+    const revokedUntil = this.revoked.get(principal.id);
+    if (revokedUntil !== undefined && nowMs < revokedUntil) return;
+    const untilMs = principal.expires_at === null ? nowMs + this.ttlMs : Math.min(Date.parse(principal.expires_at), nowMs + this.ttlMs);
     if (!(untilMs > nowMs)) return;
     this.entries.delete(key);
     this.entries.set(key, { principal, untilMs });
     if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
+  }
+
+  /** Drops every key and bearer of a revoked licence, and keeps none of it for one lifetime more. */
+  forgetLicense(licenseId: string): void {
+    this.forgetPrincipal(`license:${licenseId}`);
+  }
+
+  /** Drops every entry of a principal (a licence revoked, a key's owner given a new key), and keeps none of it for one lifetime more. */
+  forgetPrincipal(id: string): void {
+    for (const [key, hit] of this.entries) if (hit.principal.id === id) this.entries.delete(key);
+    const nowMs = this.now().getTime();
+    for (const [k, until] of this.revoked) if (until <= nowMs) this.revoked.delete(k);
+    this.revoked.set(id, nowMs + this.ttlMs);
   }
 }

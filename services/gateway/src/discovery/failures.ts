@@ -45,6 +45,8 @@ export function failuresOf(route: Route): Failure[] {
       return [...query, at("burst_limited"), ...BOARD, ...OURS];
     case "paid": {
       const freeTier = route.tiers.includes("free_key") ? [at("daily_cap_reached")] : [];
+      // A SIGN-IN-WITH-X header of a wallet new to the client address counts toward its hourly sign-ins.
+      const walletTier = route.tiers.includes("wallet") ? [at("sign_in_limit")] : [];
       return [
         ...query,
         ...CREDENTIAL_REFUSALS.map((c) => at(c)),
@@ -52,6 +54,7 @@ export function failuresOf(route: Route): Failure[] {
         at("route_not_in_tier"),
         ...PAYMENT_REFUSALS.map((c) => at(c)),
         ...freeTier,
+        ...walletTier,
         at("burst_limited"),
         ...(route.view ? (HISTORY[route.view] ?? []) : []),
         ...BOARD,
@@ -85,15 +88,16 @@ export function failuresOf(route: Route): Failure[] {
 function authFailures(route: Route): Failure[] {
   switch (route.path) {
     case "/api/key":
-      return [at("invalid_request"), at("burst_limited"), ...UPSTREAM, ...OURS];
+      return [at("invalid_request"), at("burst_limited"), at("key_issue_limit"), ...UPSTREAM, ...OURS];
     case "/api/auth/nonce":
       return [at("invalid_query"), at("unknown_chain"), at("invalid_address"), at("burst_limited"), ...UPSTREAM, ...OURS];
     case "/api/auth/verify":
       // A refused signature is a 401 here (no payment is on offer to re-sign against).
-      return [at("invalid_request"), at("sign_in_invalid", 401), at("sign_in_expired", 401), at("burst_limited"), ...UPSTREAM, ...OURS];
+      return [at("invalid_request"), at("sign_in_invalid", 401), at("sign_in_expired", 401), at("burst_limited"), at("sign_in_limit"), ...UPSTREAM, ...OURS];
     case "/oauth/token":
+      // Its own refusals are RFC 6749 bodies, declared beside these; a POST spends the client address's burst first.
+      return [at("burst_limited"), ...UPSTREAM, ...OURS];
     case "/oauth/jwks":
-      // The token endpoint's own refusals are RFC 6749 bodies, declared beside these.
       return [...UPSTREAM, ...OURS];
     case "/oauth/authorize":
     case "/oauth/register":

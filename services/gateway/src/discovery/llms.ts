@@ -2,6 +2,7 @@ import {
   ACCESS_TOKEN_SCOPE,
   ACCESS_TOKEN_SECONDS,
   BOARD_EVENTS_PATH,
+  DEFAULT_NEW_CREDENTIAL_LIMITS,
   FREE_DAILY_LIMIT,
   FREE_KEY_IDLE_DAYS,
   MCP_LIVE_PATH,
@@ -137,14 +138,16 @@ export function llmsTxt(base: URL): string {
           "Free API key",
           at("/api/key"),
           `POST {"email": "you@example.com"} as JSON; the key comes back in the same response, shown once (the address is kept only as a salted hash). ` +
-            `Send it as ${key.header}: ${FREE_DAILY_LIMIT} reads a UTC day across the free-tier reads. A key idle for ${FREE_KEY_IDLE_DAYS} days expires; posting the same email again issues a fresh key and retires the old one.`,
+            `Send it as ${key.header}: ${FREE_DAILY_LIMIT} reads a UTC day across the free-tier reads. A key idle for ${FREE_KEY_IDLE_DAYS} days expires; posting the same email again issues a fresh key and retires the old one. ` +
+            `One client address gets at most ${DEFAULT_NEW_CREDENTIAL_LIMITS.free_key} keys an hour (429 key_issue_limit with Retry-After).`,
         ),
         link(
           "Wallet sign-in",
           at("/api/auth/nonce"),
           "GET ?address=<ADDRESS>&chain=<CAIP-2 chain> for the CAIP-122 message to sign (EVM personal_sign, Solana signMessage or Algorand ed25519); every 402 carries the same challenge as its sign-in-with-x extension. " +
             `Send the signed payload, base64, as ${siwx.header}: a session until issuedAt plus ${SIGN_IN_SESSION_SECONDS / 60} minutes, ${FREE_DAILY_LIMIT} reads a day per address, no email, no funds moved. ` +
-            "Or POST the payload to /api/auth/verify for a wallet key to send on X-Board-Key.",
+            "Or POST the payload to /api/auth/verify for a wallet key to send on X-Board-Key. " +
+            `At most ${DEFAULT_NEW_CREDENTIAL_LIMITS.wallet} different wallets sign in from one client address an hour, either way (429 sign_in_limit with Retry-After); a wallet re-signing its session counts once.`,
         ),
         link("Pay per read (x402)", at("/api"), `no account: pay each read in USDC on Base, Solana or Algorand, ${PRICE_RANGE}; see How to pay.`),
         link(
@@ -182,6 +185,7 @@ export function llmsTxt(base: URL): string {
         "4. Repeat the GET with the base64 payload in PAYMENT-SIGNATURE (v2). X-PAYMENT takes a v1 payload (Base as base, Solana as solana) or a v2 one.",
         "5. The 200 carries the read and PAYMENT-RESPONSE (base64: transaction, network, payer, and extensions[\"offer-receipt\"].info.receipt: a signed receipt, JWS ES256, naming the route, price, payer, transaction and the board version sold by content hash and proof commitment; its key is at /.well-known/did.json, did:web). Keep it: `npm run verify-proof -- --receipt <file>` checks the signature and that the board version is committed in /api/board/proof. MPP's Payment-Receipt carries the same (contentHash, commitment, proofSeq, signedReceipt). A payment is single use and bound to its route; it is settled only after the read succeeded, so a failed read costs nothing.",
         "6. Lost the answer (a dropped connection, a timeout)? Send the same payment again: within 10 minutes of its settlement, up to 3 times, it is delivered the same read again (the same board version and bytes, the first receipt, and `Payment-Redelivery: n`), never charged again. An x402 v2 client may instead carry an id in the payment-identifier extension (declared in every 402): a new payment from the same payer with the same id gets the read the first one bought. Past the window or the count: 402 payment_redelivery_expired / payment_redelivery_exhausted.",
+        "7. On Base a read priced up to 0.05 USDC is answered before its block, once its transfer is simulated and broadcast: PAYMENT-RESPONSE and the signed receipt say settlement \"pending\" (\"final\" once mined, or when the chain had already mined it). Sending the same payment again after the block delivers the read with the final receipt. Each payer may hold at most 0.05 USDC served and not yet final; past it, its reads wait for their block, as the 0.25 USDC full board always does. A payer whose transfer fails after its read was served (its balance spent first) owes that read: its payments are refused with 402 payment_payer_in_arrears until the operator records it paid.",
         "",
         "A refused payment answers 402 again with fresh offers and `error` naming why (payment_amount_mismatch, payment_expired, payment_already_used, payment_insufficient_funds, ...). " +
           "With MPP, answer the WWW-Authenticate: Payment challenge with Authorization: Payment; a refused credential is answered with problem+json and a fresh challenge.",
@@ -197,6 +201,9 @@ export function llmsTxt(base: URL): string {
         POLLING_TERMS,
         EVENTS_TERMS,
         "The board refreshes about every 5 minutes in US market hours; outside them the last board is served until the morning board, published 90 minutes before each open, and next_refresh_at names whichever comes next (the morning board after the close). The crypto book is refreshed on US weekdays only.",
+        "How late the prices behind a board are is in its provider block, not in freshness (which says how old the board is): provider.delay is real_time, delayed_15m (the vendor's 15-minute delayed data), " +
+          "end_of_day (daily closing bars only: the board does not change during the session), simulated (the default market simulator; provider.simulated is true) or recorded (recorded vendor responses replayed, not live); " +
+          'provider.vendor and provider.feed name the vendor and its feed or plan. Boards published before these were said carry none of them. See Methodology, "Where the prices come from".',
       ],
     ],
     [
@@ -241,7 +248,8 @@ export function llmsTxt(base: URL): string {
           MCP_RESOURCES.map((r) => `${r.uri} (${r.title.toLowerCase()})`).join(", ") +
           ". In a session, resources/subscribe to one and its notifications/resources/updated arrives on the session's GET stream within a second of each board published that changed it " +
           "(board://state changes with every board); then read it again. The paid views stay tools.",
-        `Sessions: up to ${MCP_SESSION_DEFAULTS.perClient} per client address and ${MCP_SESSION_DEFAULTS.perReplica} per gateway replica (past either an initialize is answered without a session: tools and reads work, subscriptions do not); ` +
+        "One tools/call per POST: a JSON-RPC batch holding a tools/call is refused (error -32600). Every call spends the client address's burst (paid calls before their payment is checked).",
+        `Sessions: up to ${MCP_SESSION_DEFAULTS.perClient} per client address (an IPv6 client counts as its /64) and ${MCP_SESSION_DEFAULTS.perReplica} per gateway replica (past either an initialize is answered without a session: tools and reads work, subscriptions do not); ` +
           `a session with no request and no open GET stream ends after ${MCP_SESSION_DEFAULTS.idleSeconds / 60} minutes. ` +
           "A session lives on one replica: a request whose Mcp-Session-Id is unknown there (ended, or the replica changed) is answered 404, and the client initializes again.",
         "Results are typed: every tool declares an outputSchema (the read's body as /openapi.json describes it, or the error body, or on a *_live tool x402's PaymentRequired), " +

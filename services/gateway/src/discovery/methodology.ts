@@ -99,9 +99,24 @@ or one and a half ATR under the price; targets sit at two and three times the ri
 price.`,
   },
   {
+    title: "Where the prices come from",
+    body: `Every board says where its prices come from in \`provider\`: \`name\` (\`simulator\`, \`csv\` or
+\`vendor\`), \`simulated\` (true when the prices are not market prices), and for a vendor its name in
+\`vendor\` (\`polygon\` for Polygon.io, \`alpaca\` for Alpaca), its feed or plan in \`feed\` (Alpaca's
+\`iex\` is one exchange's trades, \`sip\` all US exchanges; Polygon's plan decides how late its
+prices are), and how late the prices are in \`delay\`: \`real_time\`, \`delayed_15m\` (the vendor's
+15-minute delayed data, so an intraday board's last prices are at least 15 minutes old),
+\`end_of_day\` (daily closing bars only: the board changes after each close, not during the
+session), \`simulated\`, or \`recorded\` (recorded vendor responses replayed, not live prices).
+Boards published before \`vendor\`, \`feed\` and \`delay\` were said carry none of them. The
+landing page says the same in words, and shows the simulated-prices notice only for the
+simulator. A board's \`freshness\` block says how old the board is, not how late its prices were
+when it was computed: for that, read \`provider.delay\`.`,
+  },
+  {
     title: "Simulated data",
     body: `With the default provider every price and volume is simulated, and each snapshot says so in
-\`provider\`; no real market data is claimed. Each name's starting price, daily dollar volume and,
+\`provider\` (\`simulated: true\`); no real market data is claimed. Each name's starting price, daily dollar volume and,
 for single stocks, daily volatility are drawn for a given seed from ranges typical of its kind.
 Index membership stands in for size: a stock in both the S&P 500 and the Nasdaq-100, or one of
 a handful of named giants, is treated as a mega cap (about $100 to $600 a share and $2 to $30

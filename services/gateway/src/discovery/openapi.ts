@@ -1,5 +1,5 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from "@asteasolutions/zod-to-openapi";
-import { DEFAULT_BURST, FREE_DAILY_LIMIT, FREE_KEY_IDLE_DAYS, MCP_LIVE_PATH, ROUTES, type Route, type RouteKind } from "@board/proto";
+import { CLIENT_ADDRESS_IPV6_PREFIX, DEFAULT_BURST, FREE_DAILY_LIMIT, FREE_KEY_IDLE_DAYS, MCP_LIVE_PATH, REFUSED_CREDENTIAL_SECONDS, ROUTES, type Route, type RouteKind } from "@board/proto";
 import { schemaComponents } from "./bodies.js";
 import { paymentInfo, x402Info } from "./offers.js";
 import { parameterComponents } from "./parameters.js";
@@ -143,7 +143,13 @@ export function openApiDocument(base: URL, routes: readonly Route[] = ROUTES): O
     // draft-payment-discovery's service metadata, as mppx's discovery reads it.
     "x-service-info": { categories: ["finance", "market-data", "research"], docs: { apiReference: `${origin}/openapi.json`, homepage: `${origin}/`, llms: `${origin}/llms.txt` } },
     "x-limits": {
-      burst: { principal: DEFAULT_BURST.principal, client_address: DEFAULT_BURST.anonymous },
+      burst: {
+        principal: DEFAULT_BURST.principal,
+        client_address: DEFAULT_BURST.anonymous,
+        client_address_ipv6_prefix: CLIENT_ADDRESS_IPV6_PREFIX,
+        refused_credential_seconds: REFUSED_CREDENTIAL_SECONDS,
+        mcp_tool_calls_per_message: 1,
+      },
       free_tier: { reads_per_day: FREE_DAILY_LIMIT, day_starts: "00:00 UTC", routes: routes.filter(isFreeTierRoute).map((r) => r.path), idle_expiry_days: FREE_KEY_IDLE_DAYS },
     },
   } as OpenApiDocument;

@@ -27,7 +27,7 @@ export const HEADERS = {
 } satisfies Record<string, { description: string; schema: JsonSchema }>;
 
 const headers = (...names: (keyof typeof HEADERS)[]) => Object.fromEntries(names.map((n) => [n.split(".")[0]!, ref("headers", n)]));
-const FRESHNESS = [FRESHNESS_HEADERS.marketOpen, FRESHNESS_HEADERS.nextRefresh, FRESHNESS_HEADERS.dataAge] as const;
+const FRESHNESS = [FRESHNESS_HEADERS.marketOpen, FRESHNESS_HEADERS.nextRefresh, FRESHNESS_HEADERS.dataAge, FRESHNESS_HEADERS.dataDelay] as const;
 const RATE_LIMIT = ["RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"] as const;
 
 const errorSchema = (codes: readonly ErrorCode[]): JsonSchema => ({

@@ -3,13 +3,17 @@ import {
   ACCESS_TOKEN_SECONDS,
   API_VERSION,
   BOARD_EVENTS_PATH,
+  CLIENT_ADDRESS_IPV6_PREFIX,
   DEFAULT_BURST,
+  DEFAULT_NEW_CREDENTIAL_LIMITS,
   EVENT_STREAM_DEFAULTS,
   FREE_DAILY_LIMIT,
   FREE_KEY_IDLE_DAYS,
   MAX_BATCH,
+  NEW_CREDENTIAL_WINDOW_SECONDS,
   PAID_ROUTES,
   PRODUCT,
+  REFUSED_CREDENTIAL_SECONDS,
   SIGN_IN_SESSION_SECONDS,
   type Route,
   type Tier,
@@ -52,14 +56,28 @@ export const PRICE_RANGE = `${usdc(cheapest)} to ${usdc(dearest)} USDC per read`
 
 export const BURST_TERMS =
   `Burst limit: a token bucket of ${DEFAULT_BURST.principal.capacity} requests per principal (free key, wallet, license), ` +
-  `refilled at ${DEFAULT_BURST.principal.per_second} per second, and of ${DEFAULT_BURST.anonymous.capacity} per client address for requests without a credential, ` +
-  `refilled at ${DEFAULT_BURST.anonymous.per_second} per second. Past it the answer is 429 burst_limited with Retry-After; a burst-limited read spends no daily read. Pace requests sequentially.`;
+  `refilled at ${DEFAULT_BURST.principal.per_second} per second, and of ${DEFAULT_BURST.anonymous.capacity} per client address (an IPv6 client counts as its /${CLIENT_ADDRESS_IPV6_PREFIX}), ` +
+  `refilled at ${DEFAULT_BURST.anonymous.per_second} per second. The client address's bucket is spent by every request without a credential and, first, by every request carrying a credential or a payment ` +
+  `(before the credential is looked up or the payment checked), by POST /oauth/token, and by every MCP tools/call, paid calls included; one tools/call per MCP POST (a JSON-RPC batch holding one is refused, error -32600). ` +
+  `Past it the answer is 429 burst_limited with Retry-After; a burst-limited read spends no daily read. ` +
+  `A key, license or bearer refused as unknown or invalid is refused again for ${REFUSED_CREDENTIAL_SECONDS} seconds without being looked up. ` +
+  `When the limiter does not answer, requests carrying a credential or a payment get 503 service_unavailable with Retry-After; free reads without one are served. Pace requests sequentially.`;
+
+/** The words below say "an hour": a compile error here if the window changes. */
+const _hourWindow: 3600 = NEW_CREDENTIAL_WINDOW_SECONDS;
+
+/** Each email and each wallet is a fresh daily count, so how many one client address may start is limited. */
+export const NEW_CREDENTIAL_TERMS =
+  `One client address (an IPv6 address counts as its /64) is given at most ${DEFAULT_NEW_CREDENTIAL_LIMITS.free_key} free keys an hour (every key POST /api/key issues counts, the same email again too; ` +
+  `past it 429 key_issue_limit with Retry-After) and signs in at most ${DEFAULT_NEW_CREDENTIAL_LIMITS.wallet} different wallets an hour (a wallet counts once, by POST /api/auth/verify or SIGN-IN-WITH-X alike, ` +
+  `so re-signing a session costs nothing; past it 429 sign_in_limit with Retry-After, and wallets already counted keep reading).`;
 
 export const FREE_TIER_TERMS =
   `Free tier: ${FREE_DAILY_LIMIT} reads a day per free key or per signed-in wallet address (a key and the address's sign-in sessions share one count), ` +
   `across ${FREE_TIER_ROUTES.map((r) => r.path).join(", ")}. The day is the UTC day; the count starts again at 00:00 UTC. ` +
   `Every free-tier 200 carries a tier block (used_today, limit, remaining, reset_at) and RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset headers; ` +
-  `past the limit the answer is 429 daily_cap_reached with Retry-After. Free keys expire after ${FREE_KEY_IDLE_DAYS} days without use.`;
+  `past the limit the answer is 429 daily_cap_reached with Retry-After. Free keys expire after ${FREE_KEY_IDLE_DAYS} days without use. ` +
+  NEW_CREDENTIAL_TERMS;
 
 /** SPEC.md 8, with the values the service runs with. */
 export const LIMITS: readonly { readonly name: string; readonly value: string; readonly applies: string }[] = [
@@ -73,11 +91,18 @@ export const LIMITS: readonly { readonly name: string; readonly value: string; r
   { name: "Movers", value: "10 gainers and 10 losers", applies: "/api/board/movers" },
   {
     name: "Burst",
-    value: `${DEFAULT_BURST.principal.capacity} per principal refilled ${DEFAULT_BURST.principal.per_second}/s; ${DEFAULT_BURST.anonymous.capacity} per client address refilled ${DEFAULT_BURST.anonymous.per_second}/s`,
-    applies: "every read; 429 burst_limited with Retry-After",
+    value: `${DEFAULT_BURST.principal.capacity} per principal refilled ${DEFAULT_BURST.principal.per_second}/s; ${DEFAULT_BURST.anonymous.capacity} per client address (IPv6: per /${CLIENT_ADDRESS_IPV6_PREFIX}) refilled ${DEFAULT_BURST.anonymous.per_second}/s, spent before any credential or payment is checked`,
+    applies: "every read, POST /oauth/token and every MCP tools/call; 429 burst_limited with Retry-After",
+  },
+  { name: "MCP calls per message", value: "one tools/call per POST (a JSON-RPC batch holding one is refused, -32600)", applies: "/mcp and /mcp/live" },
+  { name: "Refused credentials", value: `refused again for ${REFUSED_CREDENTIAL_SECONDS} seconds without a lookup`, applies: "an unknown free key or license key, an invalid bearer" },
+  {
+    name: "New credentials",
+    value: `${DEFAULT_NEW_CREDENTIAL_LIMITS.free_key} free keys and ${DEFAULT_NEW_CREDENTIAL_LIMITS.wallet} wallet sign-ins (different wallets) an hour per client address (IPv6: per /64)`,
+    applies: "POST /api/key, POST /api/auth/verify and SIGN-IN-WITH-X; 429 key_issue_limit or sign_in_limit with Retry-After",
   },
   { name: "Licensed reads", value: "no daily cap (the burst limit applies)", applies: "X-License-Key and bearer tokens" },
-  { name: "Event streams", value: `${EVENT_STREAM_DEFAULTS.perClient} open per client address, per server`, applies: `${BOARD_EVENTS_PATH}; 429 too_many_streams with Retry-After` },
+  { name: "Event streams", value: `${EVENT_STREAM_DEFAULTS.perClient} open per client address (IPv6: per /${CLIENT_ADDRESS_IPV6_PREFIX}), per server`, applies: `${BOARD_EVENTS_PATH}; 429 too_many_streams with Retry-After` },
 ];
 
 /** A credential or payment header of SPEC.md 5 and 4.1: the security schemes of /openapi.json and the tiers of /llms.txt. */
@@ -156,8 +181,9 @@ export function schemesFor(route: Route): string[] {
 }
 
 export const POLLING_TERMS =
-  "Every board read carries a freshness block (market_open, data_age_seconds, next_refresh_at, poll_hint) and the same values in the X-Board-Market-Open, " +
-  "X-Board-Next-Refresh and X-Board-Data-Age headers. The board changes at most once per refresh; buying again before next_refresh_at buys the identical payload. " +
+  "Every board read carries a freshness block (market_open, data_age_seconds, next_refresh_at, poll_hint, and data_delay: how late the board's prices were, " +
+  "real_time, delayed_15m, end_of_day, simulated or recorded) and the same values in the X-Board-Market-Open, " +
+  "X-Board-Next-Refresh, X-Board-Data-Age and X-Board-Data-Delay headers. The board changes at most once per refresh; buying again before next_refresh_at buys the identical payload. " +
   "Poll the free /api/board/state (a content hash per read) and buy only when the hash of the read you want changes. Free reads answer If-None-Match with 304.";
 
 /** The push feed, as an alternative to polling (the gateway's events/ folder; its caps are the defaults of its EVENTS_* variables). */

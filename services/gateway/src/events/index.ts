@@ -2,6 +2,7 @@ import { EVENT_STREAM_DEFAULTS } from "@board/proto";
 import type { Logger, Metrics, NatsConnection } from "@board/service-kit";
 import type { GatewayEnv } from "../env.js";
 import { BoardEventFeed } from "./feed.js";
+import { gaugeFeed } from "./feed-metrics.js";
 import { EventStreams } from "./streams.js";
 
 export { serveEvents } from "./serve.js";
@@ -26,6 +27,7 @@ export function startBoardEvents(deps: { nc: NatsConnection; log: Logger; metric
     metrics: deps.metrics,
   });
   const stopFeed = feed.start();
+  gaugeFeed(deps.metrics, feed);
   return {
     feed,
     streams,

@@ -1,5 +1,6 @@
 import { BOARD_EVENTS_PATH } from "@board/proto";
 import type { Request, Response } from "express";
+import { clientOf } from "../http/client-address.js";
 import { sendError } from "../http/errors.js";
 import { withinAnonymousBurst, type ReadDeps } from "../http/read.js";
 import { STREAM_HEADERS } from "./sse.js";
@@ -24,7 +25,7 @@ export async function serveEvents(deps: ReadDeps & { events: EventStreams }, req
     res.writeHead(200, STREAM_HEADERS).end();
     return;
   }
-  const slot = deps.events.admit(req.ip ?? "unknown");
+  const slot = deps.events.admit(clientOf(req));
   if (slot === "too_many_streams")
     return sendError(res, slot, "This client address holds as many event streams as it may. Close one, or back off and reconnect later.", {
       retry_after_seconds: RETRY_AFTER_SECONDS[slot],

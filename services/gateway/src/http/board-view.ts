@@ -1,11 +1,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { freshnessHeaders } from "@board/market-calendar";
 import { boardRead, MAX_IF_NONE_MATCH_CHARS, type BoardReadMeta, type ContentEncoding, type Delivery, type ViewName } from "@board/proto";
-import { requestBytes, type BytesReply, type NatsConnection } from "@board/service-kit";
+import { busInstrumentsOf, requestBytes, type BytesReply, type NatsConnection } from "@board/service-kit";
 import type { Request, Response } from "express";
+import type { RefusedCredentials } from "../access/refused-credentials.js";
 import type { ResolvedPrincipals } from "../access/resolved-principals.js";
 import { preferredEncoding } from "./encoding.js";
 import { sendUpstreamError } from "./errors.js";
+import type { SharedReads } from "./shared-reads.js";
 import { ViewTemplates } from "./view-templates.js";
 
 export interface BoardViewDeps {
@@ -13,8 +15,12 @@ export interface BoardViewDeps {
   timeoutMs: number;
   /** The views this gateway keeps; none: every read carries its body. */
   views?: ViewTemplates;
-  /** License and bearer principals identity verified, kept until they lapse; none: every read asks identity. */
+  /** License and bearer principals identity verified, kept a few seconds; none: every read asks identity. */
   principals?: ResolvedPrincipals;
+  /** Credentials identity refused as unknown or invalid, refused again for a short while without asking; none: every refusal asks identity. */
+  refused?: RefusedCredentials;
+  /** Identical reads in flight at once, answered by one board read; none: every read asks the board. */
+  shared?: SharedReads<ServedView>;
 }
 
 /** One board.v1.read reply: its metadata and body as the bus carried them. */
@@ -39,12 +45,22 @@ export async function readBoardView(
   req: IncomingMessage,
   view: ViewName,
   params: Record<string, string>,
-  opts: { conditional: boolean; encoding?: ContentEncoding },
+  opts: { conditional: boolean; encoding?: ContentEncoding; paid?: boolean },
 ): Promise<ServedView> {
   // An If-None-Match longer than any list of our ETags cannot match one: the read is served whole.
   const header = opts.conditional ? req.headers["if-none-match"] : undefined;
   const ifNoneMatch = header !== undefined && header.length <= MAX_IF_NONE_MATCH_CHARS ? header : undefined;
   const encoding = opts.encoding ?? preferredEncoding(req.headers["accept-encoding"]);
+  const read = () => readView(deps, view, params, encoding, ifNoneMatch);
+  // While the bus is down a read fails at once on its own; joining a request sent before the
+  // loss would hold it to that request's timeout.
+  const connected = busInstrumentsOf(deps.nc).connected;
+  if (!deps.shared || opts.paid || (connected && !connected())) return read();
+  return deps.shared.run(`${ViewTemplates.key(view, params, encoding)}\n${ifNoneMatch ?? ""}`, read);
+}
+
+/** One read of a view from the board, through this gateway's kept bytes when it has them. */
+async function readView(deps: BoardViewDeps, view: ViewName, params: Record<string, string>, encoding: ContentEncoding, ifNoneMatch: string | undefined): Promise<ServedView> {
   const ask = (cachedEtag: string | undefined) =>
     requestBytes(
       deps.nc,

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Express, Request, Response } from "express";
+import { clientAddress, clientOf, forwardedAddress } from "./client-address.js";
 
 /**
  * A request and its response, as node made them or as express gave them. Express's helpers
@@ -31,6 +32,12 @@ export class Exchange {
   /** A request of a catalogue path that bypassed the router (exactRoutes). */
   static bare(app: Express, req: IncomingMessage, res: ServerResponse): Exchange {
     return new Exchange(req, res, app, null);
+  }
+
+  /** The client address the limits count (clientOf), without making express's objects of node's. */
+  client(): string {
+    if (this.expressed) return clientOf(this.expressed.req);
+    return clientAddress(forwardedAddress(this.req, Number(this.app!.get("trust proxy")) || 0));
   }
 
   /** express's request and response: what express's app and router give a request that matched a route. */

@@ -1,4 +1,4 @@
-import { FRESHNESS_HEADERS } from "@board/proto";
+import { DataDelay, FRESHNESS_HEADERS } from "@board/proto";
 import type { JsonSchema } from "../discovery/schemas.js";
 
 /**
@@ -55,6 +55,10 @@ export const RESPONSE_HEADERS = {
   [FRESHNESS_HEADERS.marketOpen]: { description: "Whether the US market is open now (freshness block).", schema: { type: "string", enum: ["true", "false"] } },
   [FRESHNESS_HEADERS.nextRefresh]: { description: "When the board is expected to change next; do not buy again before it.", schema: { type: "string", format: "date-time" } },
   [FRESHNESS_HEADERS.dataAge]: { description: "Age of the served board in seconds.", schema: { type: "string", pattern: "^\\d+$" } },
+  [FRESHNESS_HEADERS.dataDelay]: {
+    description: "How late the board's prices were when it was computed (freshness block data_delay); absent when the board did not say.",
+    schema: { type: "string", enum: [...DataDelay.options] },
+  },
   ETag: { description: "The representation's entity tag; a board read's is a weak hash of the read without its freshness block.", schema: { type: "string" } },
   "Cache-Control": { description: "Caching policy of the response.", schema: { type: "string" } },
   "PAYMENT-REQUIRED": {
@@ -70,7 +74,7 @@ export const RESPONSE_HEADERS = {
     schema: { type: "string" },
   },
   Location: { description: "Where the sign-in sends the browser next: the client's redirect URI with the code or the error, state and iss.", schema: { type: "string", format: "uri" } },
-  "PAYMENT-RESPONSE": { description: "Base64 x402 settlement receipt (transaction, network, payer), on reads paid over x402.", schema: { type: "string" } },
+  "PAYMENT-RESPONSE": { description: "Base64 x402 settlement receipt (transaction, network, payer, and settlement: pending when the read was answered before its block, final otherwise), on reads paid over x402.", schema: { type: "string" } },
   "X-PAYMENT-RESPONSE": { description: "The same receipt under x402 v1's name, on reads paid with a v1 payment payload.", schema: { type: "string" } },
   "Payment-Redelivery": {
     description:

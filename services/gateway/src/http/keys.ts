@@ -3,12 +3,13 @@ import { BusError, request } from "@board/service-kit";
 import type { Request, Response } from "express";
 import { readJsonObject } from "./bodies.js";
 import { sendError, sendUpstreamError } from "./errors.js";
+import { walletOf, withinNewCredentialLimit } from "./new-credentials.js";
 import { withinAnonymousBurst, type ReadDeps } from "./read.js";
 
 const sendJson = (res: Response, status: number, body: unknown) =>
   res.status(status).type("application/json").setHeader("Cache-Control", "no-store").send(JSON.stringify(body));
 
-/** POST /api/key {email}: a free key, shown once. Posting the same email again replaces the key. */
+/** POST /api/key {email}: a free key, shown once. Posting the same email again replaces the key. Each key issued counts toward the client address's hourly limit. */
 export async function postFreeKey(deps: ReadDeps, req: Request, res: Response): Promise<void> {
   const body = await readJsonObject(req);
   if (!body.ok) return sendError(res, "invalid_request", body.message);
@@ -19,6 +20,7 @@ export async function postFreeKey(deps: ReadDeps, req: Request, res: Response): 
     return sendError(res, "invalid_request", missing ? "The body needs an email: {\"email\": \"you@example.com\"}." : `${issue?.message ?? "email is invalid"}.`, { param: "email" });
   }
   if (!(await withinAnonymousBurst(deps, req, res))) return;
+  if (!(await withinNewCredentialLimit(deps, req, res, { kind: "free_key" }))) return;
   try {
     sendJson(res, 201, await request(deps.nc, identityFreeKey, parsed.data, { timeoutMs: deps.timeoutMs }));
   } catch (err) {
@@ -42,7 +44,7 @@ export async function getSignInNonce(deps: ReadDeps, req: Request, res: Response
   }
 }
 
-/** POST /api/auth/verify: the signed SIWX payload (the JSON the SIGN-IN-WITH-X header base64-encodes) for a wallet-tier key. */
+/** POST /api/auth/verify: the signed SIWX payload (the JSON the SIGN-IN-WITH-X header base64-encodes) for a wallet-tier key. A wallet new to the client address this hour counts toward its limit. */
 export async function postSignInVerify(deps: ReadDeps, req: Request, res: Response): Promise<void> {
   const body = await readJsonObject(req);
   if (!body.ok) return sendError(res, "invalid_request", body.message);
@@ -53,6 +55,7 @@ export async function postSignInVerify(deps: ReadDeps, req: Request, res: Respon
     return sendError(res, "invalid_request", `${param}: ${issue?.message ?? "invalid"}. Send the signed payload: the challenge's fields with address, chainId, type and signature.`, { param });
   }
   if (!(await withinAnonymousBurst(deps, req, res))) return;
+  if (!(await withinNewCredentialLimit(deps, req, res, { kind: "wallet", wallet: walletOf(parsed.data) }))) return;
   try {
     const reply = await request(deps.nc, identitySignInVerify, { payload: parsed.data }, { timeoutMs: deps.timeoutMs });
     if (!reply.ok) return sendError(res, reply.code, reply.message, {}, 401);

@@ -43,15 +43,31 @@ function readAuthorizeQuery(url: string): AuthorizeRequest {
  * be trusted, the person is told and nothing is redirected.
  */
 export async function getAuthorize(deps: ReadDeps, req: Request, res: Response): Promise<void> {
+  const query = readAuthorizeQuery(req.url);
   let reply: AuthorizeReply;
   try {
-    reply = await request(deps.nc, identityAuthorize, readAuthorizeQuery(req.url), { timeoutMs: deps.timeoutMs });
+    reply = await request(deps.nc, identityAuthorize, query, { timeoutMs: deps.timeoutMs });
   } catch (err) {
     return sendUpstreamError(res, err);
   }
   if (reply.ok) return sendPage(res, 200, consentPage(reply.prompt), reply.prompt.redirect_origin);
-  if (reply.redirect) return sendRedirect(res, reply.redirect);
+  if (reply.redirect && redirectable(query, reply.redirect)) return sendRedirect(res, reply.redirect);
   sendPage(res, 400, authorizeErrorPage(reply.error, reply.error_description), null);
+}
+
+/**
+ * A second check of identity's answer before the board's origin redirects anywhere (RFC 9700
+ * 4.11.2): an error goes back only for a well-formed code request, to the redirect URI it named.
+ */
+function redirectable(query: AuthorizeRequest, location: string): boolean {
+  if (query.malformed !== undefined || query.response_type !== "code" || !query.client_id || !query.redirect_uri) return false;
+  try {
+    const to = new URL(location);
+    const named = new URL(query.redirect_uri);
+    return to.origin === named.origin && to.pathname === named.pathname;
+  } catch {
+    return false;
+  }
 }
 
 /**

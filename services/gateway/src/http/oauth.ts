@@ -4,7 +4,7 @@ import type { Request, Response } from "express";
 import { readForm } from "./bodies.js";
 import { sendUpstreamError } from "./errors.js";
 import { CREDENTIAL_HEADERS, requestHeader } from "./headers.js";
-import type { ReadDeps } from "./read.js";
+import { withinAnonymousBurst, type ReadDeps } from "./read.js";
 
 /** RFC 6749 5.1/5.2: token responses are never cached. */
 export function noStore(res: Response): Response {
@@ -39,6 +39,9 @@ const PLAIN_FIELDS = ["grant_type", "scope", "code", "redirect_uri", "code_verif
  * verifiers and tokens pass through and are never logged.
  */
 export async function postToken(deps: ReadDeps, req: Request, res: Response): Promise<void> {
+  // Every grant has identity check a secret, a code or a refresh token (a database lookup):
+  // the client address's burst comes first, failing closed like every keyed request.
+  if (!(await withinAnonymousBurst(deps, req, res, "closed"))) return;
   const basic = basicCredentials(req);
   if (basic === "malformed") {
     res.setHeader("WWW-Authenticate", 'Basic realm="board", charset="UTF-8"');

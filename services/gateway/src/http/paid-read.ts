@@ -43,7 +43,7 @@ export async function servePaidRead(
   const bought = await purchaseRead(
     deps,
     { route, query: queryString(req), params, payment },
-    (again) => (again ? readDelivered(deps, req, view, params, again) : readBoardView(deps, req, view, params, { conditional: false })),
+    (again) => (again ? readDelivered(deps, req, view, params, again) : readBoardView(deps, req, view, params, { conditional: false, paid: true })),
     deliveryOf,
   );
   if (bought.kind === "refused") return sendPaymentRequired(deps, req, res, route, refusal(bought.code, payment.carrier));

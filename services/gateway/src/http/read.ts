@@ -1,18 +1,23 @@
 import type { ConsumeReply, Principal, Route, ViewName } from "@board/proto";
 import type { Request, Response } from "express";
+import type { CountedWallets } from "../access/counted-wallets.js";
 import { credentialsOf } from "../access/credentials.js";
-import { consume, refund } from "../access/meter.js";
+import { addressBurstKey, consume, refund, type BurstFailure } from "../access/meter.js";
 import { entitles, isFreeTier, resolveAccess, type Access } from "../access/principal.js";
 import { setDailyHeaders, tierBlock, withTierBlock } from "../access/tier-block.js";
 import { busTurn } from "./bus-turn.js";
+import { clientOf } from "./client-address.js";
 import type { Exchange } from "./exchange.js";
 import { readBoardView, sendBoardView, wholeBody, type ServedView } from "./board-view.js";
 import { sendError, sendUpstreamError } from "./errors.js";
+import { withinNewCredentialLimit } from "./new-credentials.js";
 import { paymentOf, servePaidRead, type PaidReadDeps } from "./paid-read.js";
 import { sendPaymentRequired } from "./payment-required.js";
 
 export interface ReadDeps extends PaidReadDeps {
   publicBaseUrl: URL;
+  /** Wallets metering counted for an address, until their count ends; none: every signed read asks metering. */
+  countedWallets?: CountedWallets;
 }
 
 /**
@@ -30,16 +35,30 @@ export async function serveRead(
 ): Promise<void> {
   // HEAD answers headers only: it never takes a payment and never spends a counted read.
   const creds = free || x.req.method !== "GET" ? null : credentialsOf(x.req);
+  const payment = !free && route.kind === "paid" && x.req.method === "GET" && paymentOf(x.req) !== null;
+  // A credential or a payment spends the client address's burst first, before identity or
+  // payments (a database lookup, a signature check, a claim) is asked anything, and fails
+  // closed: a flood of junk keys or payments meets 429 here, not the services behind.
+  if (creds || payment) {
+    if (!(await withinBurstOf(deps, x.client(), () => x.express().res, "closed"))) return;
+  }
   if (creds) {
     let access: Access;
     try {
-      access = await resolveAccess(deps.nc, deps.timeoutMs, creds, deps.principals);
+      access = await resolveAccess(deps.nc, deps.timeoutMs, creds, deps.principals, "api", deps.refused);
     } catch (err) {
       return sendUpstreamError(x.express().res, err);
     }
     if (access.kind === "refused") return sendCredentialRefusal(deps, x.express().req, x.express().res, route, access);
     const { principal } = access;
-    if (entitles(route, principal)) return serveEntitled(deps, x, route, view, params, principal);
+    if (entitles(route, principal)) {
+      // A wallet signed in by header counts toward its client address's new sign-ins (once an hour per wallet).
+      if (creds.siwx !== undefined && principal.tier === "wallet") {
+        const { req, res } = x.express();
+        if (!(await withinNewCredentialLimit(deps, req, res, { kind: "wallet", wallet: principal.id }))) return;
+      }
+      return serveEntitled(deps, x, route, view, params, principal);
+    }
     const { req, res } = x.express();
     if (route.kind === "paid") {
       if (paymentOf(req)) return servePaidRead(deps, req, res, route, view!, params);
@@ -51,37 +70,50 @@ export async function serveRead(
     return sendError(res, "forbidden", `Your ${tierWords(principal)} does not open ${route.path}: it needs a live-feed license key (X-License-Key) or a bearer token minted from one.`);
   }
 
-  const { req, res } = x.express();
-  if (!free && route.kind === "paid" && req.method === "GET" && paymentOf(req)) return servePaidRead(deps, req, res, route, view!, params);
+  if (payment) {
+    const { req, res } = x.express();
+    return servePaidRead(deps, req, res, route, view!, params);
+  }
 
-  // Anonymous: a burst limit per client address, then the free read, the 402 or the 401.
-  if (!(await withinAnonymousBurst(deps, req, res))) return;
-  if (free && view) return serveFree(deps, req, res, route, view, params);
+  // Anonymous: a burst limit per client address, then the free read (node's own objects: exchange.ts), the 402 or the 401.
+  if (!(await withinBurstOf(deps, x.client(), () => x.express().res))) return;
+  if (free && view) return serveFree(deps, x, route, view, params);
+  const { req, res } = x.express();
   if (route.kind === "paid") return sendPaymentRequired(deps, req, res, route);
   res.setHeader("WWW-Authenticate", bearerChallenge(deps));
   return sendError(res, "credential_required", `${route.path} is the live tier: send a live-feed license key in X-License-Key, or a bearer token from POST /oauth/token.`);
 }
 
-/** Spends one of the client address's burst; when refused (or metering fails a way that cannot pass), the answer is already sent. */
-export async function withinAnonymousBurst(deps: ReadDeps, req: Request, res: Response): Promise<boolean> {
+/**
+ * Spends one of the client address's burst (an IPv6 client's /64); when refused (or metering
+ * fails a way that cannot pass), the answer is already sent. `failure`: "closed" in front of
+ * keyed or paid work (meter.ts).
+ */
+export function withinAnonymousBurst(deps: ReadDeps, req: Request, res: Response, failure: BurstFailure = "open"): Promise<boolean> {
+  return withinBurstOf(deps, clientOf(req), () => res, failure);
+}
+
+/** withinAnonymousBurst of a client address; `respond` gives the response to answer a refusal on (made only then). */
+async function withinBurstOf(deps: ReadDeps, client: string, respond: () => Response, failure: BurstFailure = "open"): Promise<boolean> {
   let burst: ConsumeReply;
   try {
-    burst = await consume(deps.nc, deps.timeoutMs, deps.log, `ip:${req.ip ?? "unknown"}`, "anonymous");
+    burst = await consume(deps.nc, deps.timeoutMs, deps.log, addressBurstKey(client), "anonymous", failure);
   } catch (err) {
-    sendUpstreamError(res, err);
+    sendUpstreamError(respond(), err);
     return false;
   }
   if (burst.granted) return true;
-  sendLimited(res, burst);
+  sendLimited(respond(), burst);
   return false;
 }
 
-async function serveFree(deps: ReadDeps, req: Request, res: Response, route: Route, view: ViewName, params: Record<string, string>) {
+async function serveFree(deps: ReadDeps, x: Exchange, route: Route, view: ViewName, params: Record<string, string>) {
+  const { req, res } = x;
   let reply: ServedView;
   try {
     reply = await readBoardView(deps, req, view, params, { conditional: true });
   } catch (err) {
-    return sendUpstreamError(res, err);
+    return sendUpstreamError(x.express().res, err);
   }
   sendBoardView(req, res, reply);
   if (reply.meta.status === 200 && req.method === "GET") deps.served(route.path, "anonymous");

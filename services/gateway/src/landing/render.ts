@@ -6,6 +6,7 @@ import { formatDateTime } from "./format.js";
 import { heatCells, renderHeatMap } from "./heat-map.js";
 import { html, trusted, type Html } from "./html.js";
 import { renderPriceTable } from "./prices.js";
+import { renderProvider } from "./provider.js";
 import { STYLE } from "./style.js";
 
 /** What the board gave the page: the free slice drawn, or why there is none. */
@@ -109,15 +110,10 @@ function renderSlice(slice: BoardSlice): Html {
 </section>`;
   }
   const { free, delayed } = slice;
-  const provider = delayed.provider;
   return html`<section id="slice" aria-labelledby="slice-h">
 <h2 id="slice-h">Today's free slice</h2>
 <p class="asof" data-asof="${free.asof_daily}">From the board of <time datetime="${free.asof_daily}">${free.asof_daily}</time>, one trading day delayed (computed <time datetime="${free.computed_at}">${formatDateTime(free.computed_at)}</time>; ${delayed.names.length} names).</p>
-${
-  provider.simulated
-    ? html`<p class="notice" data-simulated="true"><strong>Simulated prices.</strong> This board was computed from a market simulator (${provider.detail}), not from real market prices.</p>`
-    : html`<p data-simulated="false">Prices from the ${provider.name} provider (${provider.detail}).</p>`
-}
+${renderProvider(delayed.provider)}
 <p>Each book's regime verdict and its top 3 names by opportunity score: the JSON of <a href="/api/board/free"><code>/api/board/free</code></a>. The live board is sold per read (prices below).</p>
 ${renderBooks(free, delayed)}
 </section>

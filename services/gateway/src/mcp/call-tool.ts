@@ -13,7 +13,7 @@ import {
 } from "@board/proto";
 import { request, requestBytes } from "@board/service-kit";
 import { ErrorCode as McpErrorCode, McpError, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { consume } from "../access/meter.js";
+import { addressBurstKey, consume, type BurstFailure } from "../access/meter.js";
 import { resolveAccess } from "../access/principal.js";
 import { purchaseRead } from "../access/purchase.js";
 import { toolOutput } from "../discovery/tool-output.js";
@@ -118,9 +118,14 @@ async function freeRead(deps: ReadDeps, caller: McpCaller, order: Order): Promis
 async function licensedRead(deps: ReadDeps, caller: McpCaller, order: Order): Promise<CallToolResult> {
   if (!caller.licenseKey && !caller.signedIn)
     return errorResult("credential_required", "This tool is the live tier: connect with a live-feed license key in the X-License-Key header, or sign in at /mcp/live.");
+  // A key to look up spends the client address's burst first (a signed-in caller's POST spent it already).
+  if (!caller.signedIn) {
+    const limited = await anonymousBurst(deps, caller, "closed");
+    if (limited) return limited;
+  }
   const access = caller.signedIn
     ? ({ kind: "principal", principal: caller.signedIn } as const)
-    : await resolveAccess(deps.nc, deps.timeoutMs, { license_key: caller.licenseKey! }, deps.principals);
+    : await resolveAccess(deps.nc, deps.timeoutMs, { license_key: caller.licenseKey! }, deps.principals, "api", deps.refused);
   if (access.kind === "refused") return errorResult(access.code, access.message);
   const live = access.principal.tier === "live_license" || (access.principal.tier === "bearer" && access.principal.license_kind === "live_feed");
   if (!live)
@@ -141,6 +146,9 @@ async function paidRead(deps: ReadDeps, caller: McpCaller, order: Order, payment
     if (limited) return limited;
     return paymentRequired(deps, route, order, "payment_required", "Payment required: pay one of the offers and call again with _meta[\"x402/payment\"].");
   }
+  // A payment spends the client address's burst before payments verifies or claims it, failing closed.
+  const limited = await anonymousBurst(deps, caller, "closed");
+  if (limited) return limited;
   if (typeof payment !== "object" || payment === null || Array.isArray(payment))
     return paymentRequired(deps, route, order, "payment_invalid_header", "_meta[\"x402/payment\"] must be an x402 PaymentPayload object.");
 
@@ -181,8 +189,8 @@ function decodeHeader(value: string | undefined): unknown {
 }
 
 /** The client address's burst, as HTTP's anonymous reads spend it; a tool error when it is spent. */
-async function anonymousBurst(deps: ReadDeps, caller: McpCaller): Promise<CallToolResult | null> {
-  const burst = await consume(deps.nc, deps.timeoutMs, deps.log, `ip:${caller.address}`, "anonymous");
+async function anonymousBurst(deps: ReadDeps, caller: McpCaller, failure: BurstFailure = "open"): Promise<CallToolResult | null> {
+  const burst = await consume(deps.nc, deps.timeoutMs, deps.log, addressBurstKey(caller.address), "anonymous", failure);
   if (burst.granted) return null;
   return errorResult(burst.reason, "Too many calls at once. Pace calls sequentially and retry after the given seconds.", {
     retry_after_seconds: burst.retry_after_seconds,

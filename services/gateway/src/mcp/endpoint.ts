@@ -1,6 +1,7 @@
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Request, Response } from "express";
+import { clientOf } from "../http/client-address.js";
 import { CREDENTIAL_HEADERS, MCP_SESSION_HEADER, requestHeader } from "../http/headers.js";
 import type { ReadDeps } from "../http/read.js";
 import type { McpCaller } from "./call-tool.js";
@@ -14,7 +15,7 @@ export const MAX_MESSAGE_BYTES = 64 * 1024;
 /** Who an MCP request comes from: its client address and its X-License-Key (the one credential MCP reads). */
 export function callerOf(req: Request): McpCaller {
   const license = requestHeader(req.headers, CREDENTIAL_HEADERS.license)?.trim();
-  return { address: req.ip ?? "unknown", licenseKey: license || undefined };
+  return { address: clientOf(req), licenseKey: license || undefined };
 }
 
 const isJson = (req: Request) => /^application\/json\s*(;|$)/i.test(req.headers["content-type"] ?? "");
@@ -51,16 +52,19 @@ export async function serveMcp(deps: ReadDeps, sessions: McpSessions, req: Reque
   if (id !== undefined) {
     const session = sessions.get(id);
     if (!session) return sendRpcError(res, 404, RPC.sessionNotFound, "Session not found: it ended, or it lives on another replica. Initialize a new session (POST initialize without Mcp-Session-Id).");
-    return session.handle(req, res);
+    if (req.method !== "POST" || !isJson(req)) return session.handle(req, res);
+    // Read here to refuse a batch of calls before the transport answers it.
+    const message = await checkedMessage(req, res);
+    if (message) return session.handle(req, res, message.body);
+    return;
   }
   // As the SDK's own transport answers it: a stream or an end needs a session to be of.
   if (req.method !== "POST")
     return sendRpcError(res, 400, RPC.serverError, `Bad Request: Mcp-Session-Id header is required. GET opens a session's notification stream and DELETE ends it; POST an initialize to open a session.`);
   // Only a JSON body can be an initialize; anything else goes to the transport as it is, which words the refusal.
   if (!isJson(req)) return serveStateless(deps, req, res);
-  const message = await readMessage(req, MAX_MESSAGE_BYTES);
-  if (message.kind === "too_large") return sendRpcError(res, 413, RPC.serverError, `Payload Too Large: the message is larger than ${MAX_MESSAGE_BYTES} bytes.`);
-  if (message.kind === "not_json") return sendRpcError(res, 400, RPC.parseError, "Parse error: Invalid JSON");
+  const message = await checkedMessage(req, res);
+  if (!message) return;
   if (!isInitializeRequest(message.body)) return serveStateless(deps, req, res, message.body);
   const session = await sessions.open(req);
   if (typeof session === "string") return serveStateless(deps, req, res, message.body);
@@ -68,6 +72,33 @@ export async function serveMcp(deps: ReadDeps, sessions: McpSessions, req: Reque
   // An initialize the transport refused (its Accept header, its params) opened nothing: free the slot.
   if (!session.id) await session.close();
 }
+
+/**
+ * A POST's JSON-RPC message, read and checked; null when it was refused (the answer is sent):
+ * too large, not JSON, or a batch holding a tools/call. Each call is a read with its own
+ * burst check and perhaps a payment, so one POST carries at most one (MCP since 2025-06-18
+ * has no batches at all; older hosts send calls one by one).
+ */
+export async function checkedMessage(req: Request, res: Response): Promise<{ body: unknown } | null> {
+  const message = await readMessage(req, MAX_MESSAGE_BYTES);
+  if (message.kind === "too_large") {
+    sendRpcError(res, 413, RPC.serverError, `Payload Too Large: the message is larger than ${MAX_MESSAGE_BYTES} bytes.`);
+    return null;
+  }
+  if (message.kind === "not_json") {
+    sendRpcError(res, 400, RPC.parseError, "Parse error: Invalid JSON");
+    return null;
+  }
+  if (batchesCalls(message.body)) {
+    sendRpcError(res, 400, RPC.invalidRequest, "Invalid Request: a JSON-RPC batch may not carry tools/call. Send one tools/call per POST.");
+    return null;
+  }
+  return { body: message.body };
+}
+
+/** Whether a message is a JSON-RPC batch (an array) with a tools/call in it. */
+export const batchesCalls = (body: unknown): boolean =>
+  Array.isArray(body) && body.some((m) => typeof m === "object" && m !== null && (m as { method?: unknown }).method === "tools/call");
 
 /** /mcp as the routes call it. */
 export const mcpEndpoint = (deps: ReadDeps, sessions: McpSessions) => ({ serve: (req: Request, res: Response) => serveMcp(deps, sessions, req, res) });

@@ -3,10 +3,12 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import type { Request, Response } from "express";
 import { hasMalformedBearer } from "../access/credentials.js";
 import { resolveAccess } from "../access/principal.js";
+import { clientOf } from "../http/client-address.js";
 import { sendError, sendUpstreamError } from "../http/errors.js";
 import { CREDENTIAL_HEADERS, requestHeader } from "../http/headers.js";
 import { protectedResourceMetadataPath } from "../http/oauth.js";
-import type { ReadDeps } from "../http/read.js";
+import { withinAnonymousBurst, type ReadDeps } from "../http/read.js";
+import { checkedMessage } from "./endpoint.js";
 import { buildMcpServer } from "./server.js";
 
 /** The same bound as /mcp: a live-tier call carries a few arguments at most. */
@@ -43,9 +45,11 @@ export async function serveMcpLive(deps: ReadDeps, req: Request, res: Response):
     if (malformed) return sendError(res, "token_invalid", "The bearer token is malformed. Sign in again.");
     return sendError(res, "credential_required", "/mcp/live is the live tier: sign in with a live-feed license (OAuth, see the WWW-Authenticate challenge) and send the token as Authorization: Bearer.");
   }
+  // The client address's burst before identity is asked about the token (as every keyed request).
+  if (!(await withinAnonymousBurst(deps, req, res, "closed"))) return;
   let signedIn: Principal;
   try {
-    const access = await resolveAccess(deps.nc, deps.timeoutMs, { bearer }, deps.principals, "mcp_live");
+    const access = await resolveAccess(deps.nc, deps.timeoutMs, { bearer }, deps.principals, "mcp_live", deps.refused);
     if (access.kind === "refused") {
       res.setHeader("WWW-Authenticate", challenge(deps, "invalid_token"));
       return sendError(res, "token_invalid", access.message);
@@ -59,7 +63,7 @@ export async function serveMcpLive(deps: ReadDeps, req: Request, res: Response):
     return sendError(res, "forbidden", "/mcp/live needs a live-feed license; a scanner license does not open it.");
   }
 
-  const server = buildMcpServer(deps, { caller: { address: req.ip ?? "unknown", licenseKey: undefined, signedIn }, tools: LIVE_TOOLS, instructions: INSTRUCTIONS });
+  const server = buildMcpServer(deps, { caller: { address: clientOf(req), licenseKey: undefined, signedIn }, tools: LIVE_TOOLS, instructions: INSTRUCTIONS });
   // The transport as /mcp's: stateless, plain JSON answers, so any replica answers any call.
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_MESSAGE_BYTES });
   res.on("close", () => {
@@ -67,7 +71,9 @@ export async function serveMcpLive(deps: ReadDeps, req: Request, res: Response):
     void server.close();
   });
   await server.connect(transport);
-  await transport.handleRequest(req, res);
+  if (req.method !== "POST" || !/^application\/json\s*(;|$)/i.test(req.headers["content-type"] ?? "")) return transport.handleRequest(req, res);
+  const message = await checkedMessage(req, res);
+  if (message) await transport.handleRequest(req, res, message.body);
 }
 
 /** /mcp/live as the routes call it. */

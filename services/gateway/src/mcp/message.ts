@@ -28,4 +28,4 @@ export function sendRpcError(res: Response, status: number, code: number, messag
 }
 
 /** JSON-RPC's codes the transport answers with (the MCP SDK's own, so clients read them the same). */
-export const RPC = { parseError: -32700, serverError: -32000, sessionNotFound: -32001 } as const;
+export const RPC = { parseError: -32700, invalidRequest: -32600, serverError: -32000, sessionNotFound: -32001 } as const;

@@ -1,7 +1,7 @@
 import { boardRead, ERROR_STATUS, MCP_RESOURCE_BY_URI, type ErrorBody, type ErrorCode, type McpResource } from "@board/proto";
 import { requestBytes } from "@board/service-kit";
 import { McpError, type ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
-import { consume } from "../access/meter.js";
+import { addressBurstKey, consume } from "../access/meter.js";
 import { upstreamFailure } from "../http/errors.js";
 import type { ReadDeps } from "../http/read.js";
 import type { McpCaller } from "./call-tool.js";
@@ -35,7 +35,7 @@ export async function readResource(deps: ReadDeps, caller: McpCaller, uri: strin
   const resource = resourceAt(uri);
   let body: Uint8Array;
   try {
-    const burst = await consume(deps.nc, deps.timeoutMs, deps.log, `ip:${caller.address}`, "anonymous");
+    const burst = await consume(deps.nc, deps.timeoutMs, deps.log, addressBurstKey(caller.address), "anonymous");
     if (!burst.granted)
       throw refused(burst.reason, "Too many reads at once. Pace reads sequentially and retry after the given seconds.", { retry_after_seconds: burst.retry_after_seconds });
     ({ body } = await requestBytes(deps.nc, boardRead, { view: resource.view, params: {}, encoding: "identity" }, { timeoutMs: deps.timeoutMs }));

@@ -1,5 +1,6 @@
 import { Counter, Gauge, type Metrics } from "@board/service-kit";
 import type { Request } from "express";
+import { clientOf } from "../http/client-address.js";
 import { StreamCaps, type CapLimits, type CapRefusal } from "../events/caps.js";
 import type { BoardEventFeed } from "../events/feed.js";
 import type { ReadDeps } from "../http/read.js";
@@ -31,6 +32,8 @@ export class McpSessions {
   private readonly sessions = new Map<string, McpSession>();
   private readonly caps: StreamCaps;
   private readonly refused: Counter<"reason">;
+  /** Sessions given: with the refusals, the share of initializes that got one (the MCP objective). */
+  private readonly opened: Counter;
   private readonly sweep: NodeJS.Timeout;
   private stopping = false;
 
@@ -72,6 +75,7 @@ export class McpSessions {
       labelNames: ["reason"],
       registers: [opts.metrics.registry],
     });
+    this.opened = new Counter({ name: "mcp_sessions_opened_total", help: "MCP initializes answered with a session on this gateway", registers: [opts.metrics.registry] });
   }
 
   /** The session with this id on this replica. */
@@ -86,7 +90,7 @@ export class McpSessions {
    */
   async open(req: Request): Promise<McpSession | CapRefusal | "stopping"> {
     if (this.stopping) return "stopping";
-    const client = req.ip ?? "unknown";
+    const client = clientOf(req);
     const refusal = this.caps.take(client);
     if (refusal) {
       this.refused.inc({ reason: refusal });
@@ -103,6 +107,7 @@ export class McpSessions {
       },
     });
     await session.start();
+    this.opened.inc();
     return session;
   }
 

@@ -1,4 +1,4 @@
-import type { Principal } from "@board/proto";
+import { RESOLVED_PRINCIPAL_CACHE_SECONDS, type Principal } from "@board/proto";
 import { beforeEach, describe, expect, it } from "vitest";
 import { ResolvedPrincipals } from "../../src/access/resolved-principals.js";
 
@@ -17,26 +17,76 @@ const principal = (tier: Principal["tier"], expiresAt: string | null): Principal
 });
 
 describe("ResolvedPrincipals", () => {
-  it("keeps a credential set of exactly one license key or one bearer, nothing else", () => {
+  it("keeps a credential set of exactly one license key, one bearer or one board key; never a sign-in", () => {
     expect(ResolvedPrincipals.keyOf({ license_key: "lk_1" })).toBe("license lk_1");
     expect(ResolvedPrincipals.keyOf({ bearer: "eyJ" })).toBe("bearer eyJ");
     expect(ResolvedPrincipals.keyOf({ license_key: "lk_1", bearer: "eyJ" })).toBeNull();
     expect(ResolvedPrincipals.keyOf({ license_key: "lk_1", siwx: "x" })).toBeNull();
-    expect(ResolvedPrincipals.keyOf({ board_key: "bk_1" })).toBeNull();
+    expect(ResolvedPrincipals.keyOf({ board_key: "bk_1" })).toBe("key bk_1");
+    expect(ResolvedPrincipals.keyOf({ board_key: "bk_1", license_key: "lk_1" })).toBeNull();
+    expect(ResolvedPrincipals.keyOf({ board_key: "bk_1", siwx: "x" })).toBeNull();
     expect(ResolvedPrincipals.keyOf({ siwx: "x" })).toBeNull();
   });
 
-  it("answers a license principal until its expires_at, and not from that instant on", () => {
+  it("answers a license principal for RESOLVED_PRINCIPAL_CACHE_SECONDS, never past its expires_at", () => {
     const cache = new ResolvedPrincipals(now);
+    const ttlMs = RESOLVED_PRINCIPAL_CACHE_SECONDS * 1000;
     const p = principal("scanner_license", "2026-11-25T13:00:00.000Z");
     cache.remember("license lk_1", p);
-    clockMs = T0 + 3_599_999;
+    clockMs = T0 + ttlMs - 1;
     expect(cache.get("license lk_1")).toEqual(p);
-    clockMs = T0 + 3_600_000;
+    clockMs = T0 + ttlMs;
     expect(cache.get("license lk_1")).toBeUndefined();
-    // Gone once lapsed: a renewal is found by asking identity again.
+    // Gone once past: a revocation (or a renewal) is found by asking identity again.
     clockMs = T0;
     expect(cache.get("license lk_1")).toBeUndefined();
+    // A bearer that expires sooner than the lifetime stops at its own expiry.
+    const soon = principal("bearer", new Date(T0 + 1000).toISOString());
+    cache.remember("bearer b", soon);
+    clockMs = T0 + 999;
+    expect(cache.get("bearer b")).toEqual(soon);
+    clockMs = T0 + 1000;
+    expect(cache.get("bearer b")).toBeUndefined();
+  });
+
+  it("forgets every key and bearer of a revoked licence at once, and keeps none of it for one lifetime more", () => {
+    const cache = new ResolvedPrincipals(now);
+    const later = "2026-11-25T13:00:00.000Z";
+    const revoked = { ...principal("scanner_license", later), id: "license:L1" };
+    const other = { ...principal("scanner_license", later), id: "license:L2" };
+    cache.remember("license lk_1", revoked);
+    cache.remember("bearer eyJ1", { ...revoked, tier: "bearer" });
+    cache.remember("bearer@mcp_live eyJ1", { ...revoked, tier: "bearer" });
+    cache.remember("license lk_2", other);
+    cache.forgetLicense("L1");
+    expect(["license lk_1", "bearer eyJ1", "bearer@mcp_live eyJ1", "license lk_2"].map((k) => cache.get(k)?.id ?? null)).toEqual([null, null, null, "license:L2"]);
+    // An answer identity gave before the revocation, arriving after it: not kept.
+    cache.remember("license lk_1", revoked);
+    expect(cache.get("license lk_1")).toBeUndefined();
+  });
+
+  it("keeps a board key's free or wallet-tier principal for the lifetime, and forgets its owner's at once when a key of theirs retires", () => {
+    const cache = new ResolvedPrincipals(now);
+    const owner = { ...principal("free_key", null), id: "email:abc" };
+    cache.remember("key bk_old", owner);
+    cache.remember("key bk_other", { ...principal("free_key", null), id: "email:def" });
+    cache.remember("key bk_wallet", { ...principal("wallet", null), id: "wallet:eip155:8453:0x1" });
+    expect(cache.get("key bk_old")).toEqual(owner);
+    expect(cache.get("key bk_wallet")?.tier).toBe("wallet");
+    clockMs = T0 + RESOLVED_PRINCIPAL_CACHE_SECONDS * 1000;
+    expect(cache.get("key bk_old")).toBeUndefined();
+    clockMs = T0;
+    cache.remember("key bk_old", owner);
+    cache.forgetPrincipal("email:abc");
+    expect(cache.get("key bk_old")).toBeUndefined();
+    expect(cache.get("key bk_other")?.id).toBe("email:def");
+    // The owner's answers in flight at the retirement (the old key's, or the new one's) are not kept for a lifetime.
+    cache.remember("key bk_new", owner);
+    expect(cache.get("key bk_new")).toBeUndefined();
+    // A licence's principal is never kept under a board key, nor a key's under a licence.
+    cache.remember("key bk_x", principal("scanner_license", "2026-11-25T13:00:00.000Z"));
+    cache.remember("license lk_x", principal("free_key", null));
+    expect([cache.get("key bk_x"), cache.get("license lk_x")]).toEqual([undefined, undefined]);
   });
 
   it("keeps license, live-license and bearer principals only, and only those that lapse later", () => {

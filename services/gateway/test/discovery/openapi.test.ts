@@ -142,9 +142,14 @@ describe("openApiDocument", () => {
   it("lists every error a paid read can give, each code under the status it rides on", () => {
     const regime = op("/api/board/regime").responses;
     expect(Object.keys(regime)).toEqual(expect.arrayContaining(["200", "401", "402", "403", "429", "500", "501", "502", "503", "504"]));
-    expect(codesOf(regime["429"]!)).toEqual(["daily_cap_reached", "burst_limited"]);
+    // sign_in_limit: a SIGN-IN-WITH-X header of a wallet new to the client address past its hourly sign-ins.
+    expect(codesOf(regime["429"]!)).toEqual(["daily_cap_reached", "sign_in_limit", "burst_limited"]);
     expect(Object.keys(regime["429"]!.headers ?? {})).toEqual(expect.arrayContaining(["Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"]));
     expect(codesOf(op("/api/board/buylist").responses["429"]!)).toEqual(["burst_limited"]);
+    // New free keys and wallet sign-ins per client address an hour, with Retry-After.
+    expect(codesOf(op("/api/key", "post").responses["429"]!)).toEqual(["burst_limited", "key_issue_limit"]);
+    expect(codesOf(op("/api/auth/verify", "post").responses["429"]!)).toEqual(["burst_limited", "sign_in_limit"]);
+    expect(Object.keys(op("/api/key", "post").responses["429"]!.headers ?? {})).toContain("Retry-After");
     expect(regime["402"]!.content!["application/json"]!.schema).toEqual({ $ref: "#/components/schemas/PaymentRequiredBody" });
     expect(regime["402"]!.content!["application/problem+json"]!.schema).toEqual({ $ref: "#/components/schemas/MppProblem" });
     expect(Object.keys(regime["402"]!.headers ?? {})).toEqual(["PAYMENT-REQUIRED", "WWW-Authenticate"]);
@@ -155,7 +160,7 @@ describe("openApiDocument", () => {
       for (const [method, o] of Object.entries(item)) {
         for (const [status, r] of Object.entries(o.responses)) {
           for (const code of codesOf(r)) {
-            const expected = path === "/api/auth/verify" && code.startsWith("sign_in_") ? 401 : ERROR_STATUS[code as ErrorCode];
+            const expected = path === "/api/auth/verify" && (code === "sign_in_invalid" || code === "sign_in_expired") ? 401 : ERROR_STATUS[code as ErrorCode];
             expect(`${method} ${path} ${code} ${status}`).toBe(`${method} ${path} ${code} ${expected}`);
           }
         }

@@ -10,9 +10,10 @@ describe("componentSchemas", () => {
     expect(Object.keys(schemas)).toEqual(expect.arrayContaining(["Board", "NameRecord", "FreshnessBlock", "BookCode"]));
     expect(protoName(FullBoard)).toBe("FullBoard");
     expect(JSON.stringify(schemas["Board"])).toContain('"$ref":"#/components/schemas/NameRecord"');
-    expect(schemas["FreshnessBlock"]).toEqual(
-      (({ $schema: _s, ...rest }) => rest)(z.toJSONSchema(FreshnessBlock, { io: "output" }) as Record<string, unknown>),
-    );
+    // The proto schema written out, with the named schema inside it (DataDelay) referred to, not copied.
+    const written = (({ $schema: _s, ...rest }) => rest)(z.toJSONSchema(FreshnessBlock, { io: "output" }) as Record<string, unknown>) as { properties: Record<string, unknown> };
+    expect(schemas["DataDelay"]).toEqual(written.properties["data_delay"]);
+    expect(schemas["FreshnessBlock"]).toEqual({ ...written, properties: { ...written.properties, data_delay: { $ref: "#/components/schemas/DataDelay" } } });
     expect(schemas["Board"]).not.toHaveProperty("$schema");
     expect(schemas["Board"]).not.toHaveProperty("$id");
   });

@@ -45,7 +45,7 @@ describe("CORS header lists", () => {
 
   it("expose what browser payment clients read: offers, challenges, receipts of both x402 generations and MPP, limits, freshness", () => {
     // Named here, not derived, so a header dropped from http/headers.ts fails this test.
-    const needed = ["PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE", "WWW-Authenticate", "Payment-Receipt", "Payment-Redelivery", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After", "ETag", "X-Board-Market-Open", "X-Board-Next-Refresh", "X-Board-Data-Age", "X-Board-Tier", "Allow"];
+    const needed = ["PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE", "WWW-Authenticate", "Payment-Receipt", "Payment-Redelivery", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset", "Retry-After", "ETag", "X-Board-Market-Open", "X-Board-Next-Refresh", "X-Board-Data-Age", "X-Board-Data-Delay", "X-Board-Tier", "Allow"];
     expect(lower(CORS_EXPOSED_HEADERS)).toEqual(expect.arrayContaining(lower(needed)));
   });
 

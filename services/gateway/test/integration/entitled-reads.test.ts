@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import http from "node:http";
 import { gunzipSync } from "node:zlib";
 import { identityLicenseIssue, meteringReadsServed, SERVED_READS_STREAM, type ServiceName } from "@board/proto";
-import { ensureSnapshotStream, request, type Histogram } from "@board/service-kit";
+import { ensureBusStreams, request, type Histogram } from "@board/service-kit";
 import { busEnv, deleteSnapshotStream, fixtureSnapshot, freePort, freshDatabase, testBusOptions, testInfra, type TestDatabase } from "@board/service-kit/testing";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -92,9 +92,10 @@ const fixedPart = (json: Buffer) => {
 beforeAll(async () => {
   nc = await connect(testBusOptions());
   await deleteSnapshotStream(nc);
-  await ensureSnapshotStream(nc);
-  // This file counts its own served reads: metering makes the stream again at start.
+  // This file counts its own served reads.
   await (await nc.jetstreamManager()).streams.delete(SERVED_READS_STREAM).catch(() => false);
+  // The deploy step: metering uses the stream, never makes it.
+  await ensureBusStreams(nc);
   db = await freshDatabase(infra.databaseUrl);
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { DISCLAIMER, PAID_ROUTES, ROUTES } from "@board/proto";
+import { DISCLAIMER, PAID_ROUTES, ROUTES, type ProviderInfo } from "@board/proto";
 import { describe, expect, it } from "vitest";
 import { renderLandingPage } from "../../src/landing/render.js";
 import { STYLE_HASH } from "../../src/landing/style.js";
@@ -57,10 +57,67 @@ describe("landing page renderer", () => {
     }
   });
 
-  it("says where real prices come from when they are not simulated", () => {
-    const out = renderLandingPage(drawnInput(delayedBoard((b) => ({ ...b, provider: { name: "vendor", detail: "daily bars", simulated: false } }))));
-    expect(out).toContain('data-simulated="false">Prices from the vendor provider (daily bars).');
-    expect(out).not.toContain("Simulated prices");
+  it("says where real prices come from when they are not simulated: the vendor, its feed and how late, in words", () => {
+    const cases: { provider: ProviderInfo; line: string }[] = [
+      {
+        provider: { name: "vendor", detail: "grouped daily bars", simulated: false, vendor: "polygon", feed: "starter", delay: "delayed_15m" },
+        line: "Prices from Polygon.io (Starter plan), 15-minute delayed. Source: grouped daily bars.",
+      },
+      {
+        provider: { name: "vendor", detail: "grouped daily bars", simulated: false, vendor: "polygon", delay: "delayed_15m" },
+        line: "Prices from Polygon.io, 15-minute delayed. Source: grouped daily bars.",
+      },
+      {
+        provider: { name: "vendor", detail: "end of day", simulated: false, vendor: "polygon", feed: "basic", delay: "end_of_day" },
+        line: "Prices from Polygon.io (Basic plan), end-of-day prices: the board is computed from each session&#39;s closing bars, not during the session. Source: end of day.",
+      },
+      {
+        provider: { name: "vendor", detail: "snapshots", simulated: false, vendor: "polygon", feed: "advanced", delay: "real_time" },
+        line: "Prices from Polygon.io (Advanced plan), real-time. Source: snapshots.",
+      },
+      {
+        provider: { name: "vendor", detail: "IEX", simulated: false, vendor: "alpaca", feed: "iex", delay: "real_time" },
+        line: "Prices from Alpaca (IEX feed: one exchange&#39;s trades), real-time. Source: IEX.",
+      },
+      {
+        provider: { name: "vendor", detail: "SIP", simulated: false, vendor: "alpaca", feed: "delayed_sip", delay: "delayed_15m" },
+        line: "Prices from Alpaca (SIP feed: all US exchanges), 15-minute delayed. Source: SIP.",
+      },
+      {
+        provider: { name: "vendor", detail: "replayed", simulated: false, vendor: "polygon", feed: "starter", delay: "recorded" },
+        line: "Prices from Polygon.io (Starter plan), recorded vendor responses replayed: not live prices. Source: replayed.",
+      },
+      {
+        provider: { name: "vendor", detail: "some feed", simulated: false, vendor: "acme", feed: "gold", delay: "real_time" },
+        line: "Prices from acme (gold feed), real-time. Source: some feed.",
+      },
+      // A board published before the vendor and delay were said.
+      {
+        provider: { name: "vendor", detail: "daily bars", simulated: false },
+        line: "Prices from the vendor provider; the board does not say how late they are. Source: daily bars.",
+      },
+      { provider: { name: "csv", detail: "bars.csv", simulated: false }, line: "Prices from a CSV file of daily bars; the board does not say how late they are. Source: bars.csv." },
+    ];
+    for (const { provider, line } of cases) {
+      const out = renderLandingPage(drawnInput(delayedBoard((b) => ({ ...b, provider }))));
+      expect(out).toContain(`<p data-delay="${provider.delay ?? "unstated"}" data-simulated="false">${line}</p>`);
+      expect(out).not.toContain("Simulated prices");
+      expect(out).not.toContain('data-simulated="true"');
+    }
+  });
+
+  it("shows the simulated-prices notice for the simulator, and only the notice", () => {
+    for (const provider of [
+      { name: "simulator", detail: "seed 1", simulated: true },
+      { name: "simulator", detail: "seed 1", simulated: true, delay: "simulated" },
+    ] satisfies ProviderInfo[]) {
+      const out = renderLandingPage(drawnInput(delayedBoard((b) => ({ ...b, provider }))));
+      expect(out).toContain(
+        '<p class="notice" data-delay="simulated" data-simulated="true"><strong>Simulated prices.</strong> This board was computed from a market simulator (seed 1), not from real market prices.</p>',
+      );
+      expect(out).not.toContain("Prices from");
+      expect(out).not.toContain('data-simulated="false"');
+    }
   });
 
   it("renders the warming-up page with prices, payment and documents, and no slice", () => {
