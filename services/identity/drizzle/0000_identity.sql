@@ -1,4 +1,6 @@
-CREATE SCHEMA "identity";
+-- A no-op where the schema exists (made by the role provisioning, owned by the service's role):
+-- CREATE SCHEMA IF NOT EXISTS would still need CREATE on the database.
+DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_catalog.pg_namespace WHERE nspname = 'identity') THEN CREATE SCHEMA "identity"; END IF; END $$;
 --> statement-breakpoint
 CREATE TYPE "identity"."board_key_kind" AS ENUM('free_key', 'wallet');--> statement-breakpoint
 CREATE TYPE "identity"."license_kind" AS ENUM('scanner', 'live_feed');--> statement-breakpoint

@@ -1,4 +1,4 @@
-import { BaseEnv, baseEnv, parseEnv } from "@board/service-kit";
+import { baseEnv, OperatorCliEnv, parseEnv } from "@board/service-kit";
 import { z } from "zod";
 
 const httpUrl = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
@@ -34,15 +34,7 @@ export const loadEnv = (): IdentityEnv => parseEnv(IdentityEnv, process.env, "id
  * as NATS_NKEY_SEED, or as a file (NATS_NKEY_SEED_FILE, such as the launcher's
  * .data/nats/auth/operator.nk or a mounted Secret), so it stays out of shell history.
  */
-export const LicenseCliEnv = z
-  .object({
-    NATS_URL: z.string().min(1).default("nats://127.0.0.1:4222"),
-    NATS_NKEY_SEED: BaseEnv.shape.NATS_NKEY_SEED,
-    NATS_NKEY_SEED_FILE: z.string().min(1).optional(),
-    /** The bus's CA, as the services take it (prod: TLS inside the namespace). */
-    NATS_TLS_CA_FILE: BaseEnv.shape.NATS_TLS_CA_FILE,
-  })
-  .refine((env) => !(env.NATS_NKEY_SEED && env.NATS_NKEY_SEED_FILE), { path: ["NATS_NKEY_SEED_FILE"], message: "give NATS_NKEY_SEED or NATS_NKEY_SEED_FILE, not both" });
+export const LicenseCliEnv = OperatorCliEnv;
 export type LicenseCliEnv = z.infer<typeof LicenseCliEnv>;
 
 export const loadLicenseCliEnv = (): LicenseCliEnv => parseEnv(LicenseCliEnv, process.env, "license");

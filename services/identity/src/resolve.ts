@@ -22,9 +22,10 @@ const refuse = (code: CredentialRefusalCode, message: string): ResolveReply => (
 
 /**
  * identity.v1.resolve: exactly one credential is used, the strongest present, in the order
- * license key, bearer, sign-in, board key. Board keys are read from Postgres on every check,
- * so a retired key stops at once on every replica; licenses that verified are remembered
- * until their own period_end (see VerifiedLicenses: nothing ends a license sooner).
+ * license key, bearer, sign-in, board key. Board keys are read from Postgres on every check
+ * (a gateway keeps what it resolved a few seconds, and drops it when a retirement is
+ * announced: keys/retirements.ts); licenses that verified are remembered for a few seconds
+ * (VerifiedLicenses), and a revocation drops them at once.
  */
 export async function resolveCredentials(deps: ResolveDeps, req: ResolveRequest): Promise<ResolveReply> {
   const c = req.credentials;
@@ -47,7 +48,7 @@ export async function resolveCredentials(deps: ResolveDeps, req: ResolveRequest)
     if (!token.ok) return refuse("token_invalid", token.message);
     // A token outlives nothing: once its license lapses, the token stops with it.
     const l = await deps.licenses.verifyingById(token.licenseId);
-    if (!l) return refuse("token_invalid", "The license behind this token is no longer valid. Renew the license, then get a new token from POST /oauth/token.");
+    if (!l) return refuse("token_invalid", "The license behind this token is no longer valid (lapsed or revoked). Renew a lapsed license, then get a new token from POST /oauth/token.");
     return {
       ok: true,
       // It stops at the token's expiry or the license's period end, whichever comes first.

@@ -8,19 +8,22 @@ import {
   identityLicenseIssue,
   identityLicenseList,
   identityLicenseRenew,
+  identityLicenseRevoke,
   identityRegister,
   identityResolve,
   identitySignInChallenge,
   identitySignInVerify,
   identityToken,
 } from "@board/proto";
-import { bind, startRuntime, type Runtime } from "@board/service-kit";
+import { bind, gaugeKeyRotation, startRuntime, type Runtime } from "@board/service-kit";
 import pkg from "../package.json" with { type: "json" };
 import * as schema from "./db/schema.js";
 import type { IdentityEnv } from "./env.js";
 import { BoardKeys } from "./keys/board-keys.js";
+import { announceKeyRetired } from "./keys/retirements.js";
 import { BoardKeyStore } from "./keys/store.js";
 import { Licenses } from "./licenses/licenses.js";
+import { announceRevocation, followRevocations } from "./licenses/revocations.js";
 import { LicenseStore } from "./licenses/store.js";
 import { AuthorizationEndpoint } from "./oauth/authorization.js";
 import { ClientRegistry } from "./oauth/client-registry.js";
@@ -74,8 +77,12 @@ export async function startIdentity(env: IdentityEnv, opts: IdentityOptions = {}
     });
     await oauth.start();
     rt.lifecycle.onStop("oauth", () => oauth.stop());
+    gaugeKeyRotation(rt.metrics, "access_token", () => oauth.rotation());
     const licenses = new Licenses(new LicenseStore(db), now);
-    const boardKeys = new BoardKeys(new BoardKeyStore(db), secrets.emailKey, now);
+    const unfollow = followRevocations(rt.bus.nc, rt.log, licenses);
+    rt.lifecycle.onStop("license revocations", unfollow);
+    // A retired key's owner is announced, so the gateways stop the old key at once.
+    const boardKeys = new BoardKeys(new BoardKeyStore(db), secrets.emailKey, now, (principalId) => announceKeyRetired(rt.bus.nc, rt.log, principalId));
     const resolveDeps = { licenses, boardKeys, oauth, signIn };
     const clients = new ClientRegistry(db, now);
     const grants = new GrantStore(db);
@@ -106,6 +113,12 @@ export async function startIdentity(env: IdentityEnv, opts: IdentityOptions = {}
       bind(identityLicenseList, () => licenses.list()),
       bind(identityLicenseCancel, (req) => licenses.cancel(req)),
       bind(identityLicenseRenew, (req) => licenses.renew(req)),
+      bind(identityLicenseRevoke, async (req) => {
+        const { reply, revokedAt } = await licenses.revoke(req);
+        announceRevocation(rt.bus.nc, rt.log, { license_id: reply.license.license_id, revoked_at: revokedAt.toISOString() });
+        rt.log.info({ license_id: reply.license.license_id }, "license revoked");
+        return reply;
+      }),
     ]);
     return { runtime: rt, oauth, stop: () => rt.stop() };
   } catch (err) {

@@ -1,59 +1,18 @@
 /**
- * The operator's license tool: issue, list, cancel and renew licenses through identity on
+ * The operator's license tool: issue, list, cancel, renew and revoke licenses through identity on
  * the bus (never the database). Exit codes: 0 done, 1 identity refused or did not answer,
  * 2 bad arguments or configuration.
  */
-import { readFileSync } from "node:fs";
-import { identityLicenseCancel, identityLicenseIssue, identityLicenseList, identityLicenseRenew, inboxPrefixOf } from "@board/proto";
-import { BusError, ConfigError, redactUrl, request } from "@board/service-kit";
-import { connect as connectNats, nkeyAuthenticator, type NatsConnection } from "nats";
+import { identityLicenseCancel, identityLicenseIssue, identityLicenseList, identityLicenseRenew, identityLicenseRevoke, LICENSE_REVOCATION_BOUND_SECONDS } from "@board/proto";
+import { BusError, CliFailure, ConfigError, connectAsOperator, request } from "@board/service-kit";
+import type { NatsConnection } from "nats";
 import { loadLicenseCliEnv, type LicenseCliEnv } from "../env.js";
 import { LICENSE_USAGE, parseLicenseArgs, type LicenseCommand } from "./license-args.js";
 
-const CONNECT_TIMEOUT_MS = 5_000;
 const REQUEST_TIMEOUT_MS = 5_000;
-
-class CliFailure extends Error {}
 
 const out = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 const say = (line: string) => process.stderr.write(`${line}\n`);
-
-/** The operator's seed: given, read from its file, or none (a bus without authorization). */
-function operatorSeed(env: LicenseCliEnv): string | undefined {
-  if (!env.NATS_NKEY_SEED_FILE) return env.NATS_NKEY_SEED;
-  let seed: string;
-  try {
-    seed = readFileSync(env.NATS_NKEY_SEED_FILE, "utf8").trim();
-  } catch (err) {
-    throw new CliFailure(`cannot read NATS_NKEY_SEED_FILE (${env.NATS_NKEY_SEED_FILE}): ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
-  }
-  if (!/^SU[A-Z2-7]{56}$/.test(seed)) throw new CliFailure(`NATS_NKEY_SEED_FILE (${env.NATS_NKEY_SEED_FILE}) does not hold a user nkey seed`);
-  return seed;
-}
-
-/** One attempt, no reconnection: a refused credential is said at once, not retried until a timeout. */
-async function connect(env: LicenseCliEnv): Promise<NatsConnection> {
-  const seed = operatorSeed(env);
-  try {
-    return await connectNats({
-      servers: env.NATS_URL.split(",").map((s) => s.trim()),
-      name: "license-cli",
-      reconnect: false,
-      timeout: CONNECT_TIMEOUT_MS,
-      ...(env.NATS_TLS_CA_FILE ? { tls: { caFile: env.NATS_TLS_CA_FILE } } : {}),
-      ...(seed ? { authenticator: nkeyAuthenticator(new TextEncoder().encode(seed)), inboxPrefix: inboxPrefixOf("operator") } : {}),
-    });
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    if (/authorization violation|authentication/i.test(message))
-      throw new CliFailure(
-        seed
-          ? `the bus at ${redactUrl(env.NATS_URL)} refused the operator credential: is NATS_NKEY_SEED (or NATS_NKEY_SEED_FILE) the operator's?`
-          : `the bus at ${redactUrl(env.NATS_URL)} requires a credential: set NATS_NKEY_SEED_FILE (or NATS_NKEY_SEED) to the operator's nkey seed`,
-      );
-    throw new CliFailure(`cannot reach NATS at ${redactUrl(env.NATS_URL)} within ${CONNECT_TIMEOUT_MS / 1000} s: is the bus up, and is NATS_URL right?`);
-  }
-}
 
 async function run(nc: NatsConnection, command: LicenseCommand): Promise<void> {
   const opts = { timeoutMs: REQUEST_TIMEOUT_MS };
@@ -76,6 +35,10 @@ async function run(nc: NatsConnection, command: LicenseCommand): Promise<void> {
     case "renew":
       out(await request(nc, identityLicenseRenew, command.ref, opts));
       return;
+    case "revoke":
+      out(await request(nc, identityLicenseRevoke, command.ref, opts));
+      say(`Revoked: its key, bearer tokens and refresh tokens are refused on every replica within ${LICENSE_REVOCATION_BOUND_SECONDS} s. Nothing undoes it; issue a new license if needed.`);
+      return;
   }
 }
 
@@ -91,7 +54,7 @@ function explain(err: BusError, command: LicenseCommand): string {
     case "not_found":
       return `no license has the id ${id} (see: license list)`;
     case "invalid_request":
-      return command.op === "renew" ? `license ${id} is cancelled: a cancelled license cannot be renewed; issue a new one` : "identity refused the request as invalid";
+      return command.op === "renew" ? `license ${id} is cancelled or revoked: it cannot be renewed; issue a new one` : "identity refused the request as invalid";
     default:
       return `identity answered ${err.status} ${err.code}`;
   }
@@ -115,7 +78,7 @@ async function main(): Promise<number> {
   }
   let nc: NatsConnection | undefined;
   try {
-    nc = await connect(env);
+    nc = await connectAsOperator(env, "license-cli");
     await run(nc, parsed.command);
     return 0;
   } catch (err) {

@@ -9,7 +9,8 @@ export const licensePeriod = identity.enum("license_period", ["monthly", "yearly
  * Licenses sold outside the service and issued by an operator. The key (X-License-Key, also
  * the OAuth client secret) is kept only as its sha256; client_id is the OAuth client id.
  * A license verifies while now < period_end; cancelling keeps period_end (it works until
- * the end of its paid period) and only stops renewals.
+ * the end of its paid period) and only stops renewals. Revoking (a leaked key) stops it at
+ * once and for good; revoked_reason is the operator's note of why.
  */
 export const licenses = identity.table("licenses", {
   id: uuid("id").primaryKey().default(sql`gen_random_uuid()`),
@@ -22,6 +23,8 @@ export const licenses = identity.table("licenses", {
   issuedAt: timestamp("issued_at", { withTimezone: true }).notNull(),
   periodEnd: timestamp("period_end", { withTimezone: true }).notNull(),
   cancelledAt: timestamp("cancelled_at", { withTimezone: true }),
+  revokedAt: timestamp("revoked_at", { withTimezone: true }),
+  revokedReason: text("revoked_reason"),
 });
 
 export type LicenseRow = typeof licenses.$inferSelect;

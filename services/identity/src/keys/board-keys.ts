@@ -41,11 +41,15 @@ export class BoardKeys {
     private readonly store: BoardKeyStore,
     private readonly emailKey: Uint8Array,
     private readonly now: () => Date,
+    /** Told the principal id of an owner whose key was just retired (announced to the gateways before the new key is answered). */
+    private readonly onRetired: (principalId: string) => void = () => undefined,
   ) {}
 
   /** POST /api/key: a fresh key for the email (kept only as its HMAC), retiring the one it held. */
   async issueFree(req: FreeKeyRequest): Promise<FreeKeyReply> {
-    const issued = await this.store.issue("free_key", emailDigest(this.emailKey, req.email), this.now());
+    const owner = emailDigest(this.emailKey, req.email);
+    const issued = await this.store.issue("free_key", owner, this.now());
+    if (issued.replacedPrevious) this.onRetired(freeKeyPrincipalId(owner));
     return {
       ...freeTierTerms("free_key"),
       key: issued.key,
@@ -58,6 +62,7 @@ export class BoardKeys {
   /** POST /api/auth/verify, once the signature checked out: a wallet-tier key for the address, retiring the one it held. */
   async issueWallet(wallet: SignedInWallet): Promise<WalletKeyReply> {
     const issued = await this.store.issue("wallet", wallet.principalId, this.now());
+    if (issued.replacedPrevious) this.onRetired(wallet.principalId);
     return {
       ok: true,
       ...freeTierTerms("wallet"),
@@ -85,7 +90,8 @@ export class BoardKeys {
     return {
       ok: true,
       principal: {
-        id: row.kind === "free_key" ? `key:${row.id}` : row.owner,
+        // The daily count is the owner's (the email's digest), as a wallet's is its address's: a key issued again for the same email counts on.
+        id: row.kind === "free_key" ? freeKeyPrincipalId(row.owner) : row.owner,
         tier: row.kind,
         license_kind: null,
         expires_at: null,
@@ -93,5 +99,8 @@ export class BoardKeys {
     };
   }
 }
+
+/** A free key's principal: its owner, never the key (keys are re-issued on demand; the 25 a day are the email's). */
+export const freeKeyPrincipalId = (owner: string): string => `email:${owner}`;
 
 export const lastUsed = (row: Pick<BoardKeyRow, "lastUsedAt" | "createdAt">): Date => row.lastUsedAt ?? row.createdAt;

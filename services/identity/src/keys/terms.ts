@@ -13,7 +13,7 @@ export const tierRoutes = (tier: "free_key" | "wallet"): string[] =>
 
 const USAGE: Record<"free_key" | "wallet", string> = {
   free_key:
-    `Send this key as ${BOARD_KEY_HEADER} on the listed routes; ${FREE_DAILY_LIMIT} reads a day are counted per key and reset at ${DAY_BOUNDARY}; ` +
+    `Send this key as ${BOARD_KEY_HEADER} on the listed routes; ${FREE_DAILY_LIMIT} reads a day are counted per email (every key issued for it shares them) and reset at ${DAY_BOUNDARY}; ` +
     `unused for ${FREE_KEY_IDLE_DAYS} days it expires, and posting the same email to POST /api/key again gives a new one.`,
   wallet:
     `Send this key as ${BOARD_KEY_HEADER} on the listed routes; ${FREE_DAILY_LIMIT} reads a day are counted per wallet address (shared with its sign-in sessions) and reset at ${DAY_BOUNDARY}; ` +

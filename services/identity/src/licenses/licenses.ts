@@ -1,5 +1,14 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import type { LicenseIssueReply, LicenseIssueRequest, LicenseKind, LicenseListReply, LicenseRecord, LicenseReply, LicenseRef } from "@board/proto";
+import type {
+  LicenseIssueReply,
+  LicenseIssueRequest,
+  LicenseKind,
+  LicenseListReply,
+  LicenseRecord,
+  LicenseReply,
+  LicenseRef,
+  LicenseRevokeRequest,
+} from "@board/proto";
 import { BusError } from "@board/service-kit";
 import type { LicenseRow } from "../db/schema.js";
 import { hashSecretKey, newSecretKey, secretKindOf } from "../keys/secret-key.js";
@@ -9,9 +18,10 @@ import { VerifiedLicenses } from "./verified-cache.js";
 
 export type LicenseCheck =
   | { ok: true; license: LicenseRow }
-  | { ok: false; code: "license_unknown" | "license_lapsed"; message: string };
+  | { ok: false; code: "license_unknown" | "license_lapsed" | "license_revoked"; message: string };
 
 const UNKNOWN = "X-License-Key is not a license of this service: check the key; licenses are sold monthly or yearly.";
+const REVOKED = "This license was revoked and no longer verifies; ask the seller for a new license.";
 
 /** The OAuth client id of a license: public, so 8 random bytes in hex only need to be unique. */
 export const newClientId = (): string => `lic_${randomBytes(8).toString("hex")}`;
@@ -26,11 +36,13 @@ export function licenseRecord(row: LicenseRow, now: Date): LicenseRecord {
     issued_at: row.issuedAt.toISOString(),
     period_end: row.periodEnd.toISOString(),
     cancelled_at: row.cancelledAt?.toISOString() ?? null,
+    revoked_at: row.revokedAt?.toISOString() ?? null,
+    revoked_reason: row.revokedReason,
     state: licenseState(row, now),
   };
 }
 
-/** Issuing, listing, cancelling and renewing licenses (the operator's CLI), and checking a license key. */
+/** Issuing, listing, cancelling, renewing and revoking licenses (the operator's CLI), and checking a license key. */
 export class Licenses {
   private readonly byKeyHash = new VerifiedLicenses();
   private readonly byId = new VerifiedLicenses();
@@ -76,7 +88,26 @@ export class Licenses {
     return { license: licenseRecord(out.license, now) };
   }
 
-  /** X-License-Key: known and inside its paid period. */
+  /**
+   * Stops a license now (a leaked key): stored with its refresh families, and dropped from
+   * this replica's memory; the caller announces it to the other replicas.
+   */
+  async revoke(req: LicenseRevokeRequest): Promise<{ reply: LicenseReply; revokedAt: Date }> {
+    const now = this.now();
+    const row = await this.store.revoke(req.license_id, req.reason, now);
+    if (!row) throw new BusError("not_found", 404);
+    this.forget(row.id);
+    return { reply: { license: licenseRecord(row, now) }, revokedAt: row.revokedAt ?? now };
+  }
+
+  /** Drops what this replica keeps of a license (its revocation, here or announced by another replica). */
+  forget(licenseId: string): void {
+    const now = this.now();
+    this.byKeyHash.forget(licenseId, now);
+    this.byId.forget(licenseId, now);
+  }
+
+  /** X-License-Key: known, not revoked and inside its paid period. */
   async checkKey(key: string): Promise<LicenseCheck> {
     if (secretKindOf(key) !== "license") return { ok: false, code: "license_unknown", message: UNKNOWN };
     const hash = hashSecretKey(key);
@@ -85,6 +116,7 @@ export class Licenses {
     if (known) return { ok: true, license: known };
     const row = await this.store.byKeyHash(hash);
     if (!row) return { ok: false, code: "license_unknown", message: UNKNOWN };
+    if (row.revokedAt) return { ok: false, code: "license_revoked", message: REVOKED };
     this.byKeyHash.remember(hash, row, now);
     if (!licenseVerifies(row.periodEnd, now))
       return {
@@ -95,14 +127,14 @@ export class Licenses {
     return { ok: true, license: row };
   }
 
-  /** The license behind a bearer token, if it still verifies. */
+  /** The license behind a bearer token or a refresh token, if it still verifies (not revoked, inside its period). */
   async verifyingById(id: string): Promise<LicenseRow | null> {
     const now = this.now();
     const known = this.byId.get(id, now);
     if (known) return known;
     const row = await this.store.byId(id);
     if (row) this.byId.remember(id, row, now);
-    return row && licenseVerifies(row.periodEnd, now) ? row : null;
+    return row && !row.revokedAt && licenseVerifies(row.periodEnd, now) ? row : null;
   }
 
   /**

@@ -22,10 +22,11 @@ export function renewedPeriodEnd(periodEnd: Date, period: LicensePeriod, now: Da
   return addPeriod(periodEnd.getTime() > now.getTime() ? periodEnd : now, period);
 }
 
-/** A license verifies while now < period_end, cancelled or not. */
+/** A license verifies while now < period_end, cancelled or not (a revoked one never: see licenseState). */
 export const licenseVerifies = (periodEnd: Date, now: Date): boolean => now.getTime() < periodEnd.getTime();
 
-export function licenseState(l: { periodEnd: Date; cancelledAt: Date | null }, now: Date): LicenseRecord["state"] {
+export function licenseState(l: { periodEnd: Date; cancelledAt: Date | null; revokedAt?: Date | null }, now: Date): LicenseRecord["state"] {
+  if (l.revokedAt) return "revoked";
   if (!licenseVerifies(l.periodEnd, now)) return "lapsed";
   return l.cancelledAt ? "cancelled" : "active";
 }

@@ -1,14 +1,14 @@
 import type { Database } from "@board/service-kit";
-import { asc, eq, sql } from "drizzle-orm";
-import { licenses, type LicenseRow } from "../db/schema.js";
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
+import { licenses, refreshFamilies, type LicenseRow } from "../db/schema.js";
 import type * as schema from "../db/schema.js";
 import { renewedPeriodEnd } from "./period.js";
 
-export type NewLicense = Omit<typeof licenses.$inferInsert, "id" | "cancelledAt">;
+export type NewLicense = Omit<typeof licenses.$inferInsert, "id" | "cancelledAt" | "revokedAt" | "revokedReason">;
 
-export type RenewOutcome = { ok: true; license: LicenseRow } | { ok: false; reason: "not_found" | "cancelled" };
+export type RenewOutcome = { ok: true; license: LicenseRow } | { ok: false; reason: "not_found" | "cancelled" | "revoked" };
 
-/** The licenses table. Every read goes to Postgres: a cancelled or lapsed license must stop on every replica at once. */
+/** The licenses table: the record every replica's short-lived cache (VerifiedLicenses) is read from. */
 export class LicenseStore {
   constructor(private readonly db: Database<typeof schema>) {}
 
@@ -44,13 +44,38 @@ export class LicenseStore {
   }
 
   /**
+   * Revokes the license and, in the same transaction, every OAuth refresh family of it: its
+   * refresh tokens stop with the key whichever replica is asked. Idempotent: the first
+   * revocation's time and reason stay.
+   */
+  revoke(id: string, reason: string, now: Date): Promise<LicenseRow | null> {
+    return this.db.transaction(async (tx) => {
+      const [row] = await tx
+        .update(licenses)
+        .set({
+          revokedAt: sql`coalesce(${licenses.revokedAt}, ${now.toISOString()}::timestamptz)`,
+          revokedReason: sql`coalesce(${licenses.revokedReason}, ${reason})`,
+        })
+        .where(eq(licenses.id, id))
+        .returning();
+      if (!row) return null;
+      await tx
+        .update(refreshFamilies)
+        .set({ revokedAt: now })
+        .where(and(eq(refreshFamilies.licenseId, id), isNull(refreshFamilies.revokedAt)));
+      return row;
+    });
+  }
+
+  /**
    * One more period from max(period_end, now), under a row lock so two renewals at once add
-   * two periods rather than one. A cancelled license is not renewed.
+   * two periods rather than one. A cancelled or revoked license is not renewed.
    */
   renew(id: string, now: Date): Promise<RenewOutcome> {
     return this.db.transaction(async (tx) => {
       const [row] = await tx.select().from(licenses).where(eq(licenses.id, id)).for("update");
       if (!row) return { ok: false, reason: "not_found" } as const;
+      if (row.revokedAt) return { ok: false, reason: "revoked" } as const;
       if (row.cancelledAt) return { ok: false, reason: "cancelled" } as const;
       const [renewed] = await tx
         .update(licenses)

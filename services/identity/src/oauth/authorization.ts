@@ -38,13 +38,16 @@ export class AuthorizationEndpoint {
   constructor(private readonly d: AuthorizationDeps) {}
 
   async authorize(req: AuthorizeRequest): Promise<AuthorizeReply> {
-    // Until client and redirect URI are known good, errors go to the person, never to a URI (RFC 6749 4.1.2.1).
+    // Until client, redirect URI and response type are known good, errors go to the person, never to a URI (RFC 6749 4.1.2.1).
     if (req.malformed !== undefined) return toPerson("invalid_request", req.malformed);
     if (!req.client_id) return toPerson("invalid_request", "client_id is required");
     const client = await this.d.clients.find(req.client_id);
     if (!client) return toPerson("invalid_request", "the client_id is not a registered client; the application must register at /oauth/register first");
     if (!req.redirect_uri) return toPerson("invalid_request", "redirect_uri is required");
     if (!redirectUriRegistered(client.redirectUris, req.redirect_uri)) return toPerson("invalid_request", "the redirect_uri is not one this client registered");
+    // A request without the code response type is not one of this client's: redirecting it would make our origin an open redirector (RFC 9700 4.11.2).
+    if (req.response_type === undefined) return toPerson("invalid_request", "response_type is required (response_type=code)");
+    if (req.response_type !== "code") return toPerson("unsupported_response_type", "the only response_type is code");
 
     const back = (error: AuthorizeErrorCode, description: string): AuthorizeReply => ({
       ok: false,
@@ -52,7 +55,6 @@ export class AuthorizationEndpoint {
       error_description: description,
       redirect: this.redirect(req.redirect_uri!, { error, error_description: description }, req.state),
     });
-    if (req.response_type !== "code") return back("unsupported_response_type", "the only response_type is code");
     if (req.code_challenge_method !== "S256")
       return back("invalid_request", "PKCE is required with code_challenge_method=S256; plain (or no method) is not accepted");
     if (!req.code_challenge || !isS256Challenge(req.code_challenge)) return back("invalid_request", "code_challenge must be the base64url SHA-256 of the verifier (43 characters)");
@@ -92,10 +94,10 @@ export class AuthorizationEndpoint {
       return { ok: true, redirect: this.redirect(pending.redirect_uri, { error: "access_denied", error_description: "the license holder declined" }, pending.state) };
     }
 
-    const again = (code: "license_unknown" | "license_lapsed" | "license_not_live", message: string): ConsentReply => ({ ok: false, code, message, prompt: this.prompt(client, pending) });
+    const again = (code: "license_unknown" | "license_lapsed" | "license_revoked" | "license_not_live", message: string): ConsentReply => ({ ok: false, code, message, prompt: this.prompt(client, pending) });
     if (!req.license_key) return again("license_unknown", "Enter your license key.");
     const check = await this.d.licenses.checkKey(req.license_key.trim());
-    if (!check.ok) return again(check.code, check.code === "license_lapsed" ? "This license's paid period has ended; renew it to sign in." : "That is not a license key of this service.");
+    if (!check.ok) return again(check.code, CONSENT_REFUSALS[check.code]);
     if (pending.resources.includes("mcp_live") && check.license.kind !== "live_feed") {
       return again("license_not_live", "The live tier's MCP server needs a live-feed license; a scanner license does not open it.");
     }
@@ -135,5 +137,11 @@ export class AuthorizationEndpoint {
     return url.toString();
   }
 }
+
+const CONSENT_REFUSALS = {
+  license_unknown: "That is not a license key of this service.",
+  license_lapsed: "This license's paid period has ended; renew it to sign in.",
+  license_revoked: "This license was revoked; ask the seller for a new one.",
+} as const;
 
 const toPerson = (error: AuthorizeErrorCode, description: string): AuthorizeReply => ({ ok: false, error, error_description: description, redirect: null });

@@ -8,6 +8,7 @@ import {
   pendingSuccessor,
   publishedAt,
   removableAt,
+  rotationState,
   signingKeyAt,
   successorDue,
   type JoseKey,
@@ -140,6 +141,11 @@ export class OAuth {
       now,
       keyFor: (kid) => this.publicKey(kid, now),
     });
+  }
+
+  /** Where the signing keys' rotation stands now, as this replica last loaded them (for /metrics). */
+  rotation(): ReturnType<typeof rotationState> {
+    return rotationState(this.keys, this.opts.now(), this.policy);
   }
 
   /** Every key published: the signing key, a successor published ahead of signing, and predecessors until their last token expires. */

@@ -4,7 +4,7 @@ import { parseLicenseArgs } from "../../src/cli/license-args.js";
 const id = "0b9f6a0e-6f0a-4c8e-9a57-2f1d8f3b6a11";
 
 describe("license CLI arguments", () => {
-  it("reads the four commands", () => {
+  it("reads the five commands", () => {
     expect(parseLicenseArgs(["issue", "--kind", "live_feed", "--period", "yearly", "--holder", " order 42 "])).toEqual({
       ok: true,
       command: { op: "issue", req: { kind: "live_feed", period: "yearly", holder: "order 42" } },
@@ -13,6 +13,11 @@ describe("license CLI arguments", () => {
     expect(parseLicenseArgs(["list"])).toEqual({ ok: true, command: { op: "list" } });
     expect(parseLicenseArgs(["cancel", id])).toEqual({ ok: true, command: { op: "cancel", ref: { license_id: id } } });
     expect(parseLicenseArgs(["renew", id])).toEqual({ ok: true, command: { op: "renew", ref: { license_id: id } } });
+    expect(parseLicenseArgs(["revoke", id, "--reason", " key posted on a forum "])).toEqual({
+      ok: true,
+      command: { op: "revoke", ref: { license_id: id, reason: "key posted on a forum" } },
+    });
+    expect(parseLicenseArgs(["revoke", "--reason=leaked", id]).ok).toBe(true);
   });
 
   it("refuses bad arguments with a reason", () => {
@@ -29,6 +34,12 @@ describe("license CLI arguments", () => {
       [["cancel"], /exactly one license id/],
       [["renew", "not-a-uuid"], /not a license id/],
       [["cancel", id, id], /exactly one/],
+      [["revoke", id], /--reason is required/],
+      [["revoke", "--reason", "leaked"], /exactly one license id/],
+      [["revoke", "nope", "--reason", "leaked"], /not a license id/],
+      [["revoke", id, "--reason", "   "], /--reason: /],
+      [["revoke", id, "--reason", "x".repeat(501)], /--reason: /],
+      [["revoke", id, "--reason", "leaked", "--now"], /--now/],
     ];
     for (const [argv, reason] of cases) {
       const parsed = parseLicenseArgs(argv);

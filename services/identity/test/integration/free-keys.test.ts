@@ -34,7 +34,10 @@ describe("free keys (identity.v1.free_key)", () => {
     const resolved = await resolveKey(reply.key);
     if (!resolved.ok) throw new Error(resolved.message);
     expect(resolved.principal).toMatchObject({ tier: "free_key", license_kind: null, expires_at: null });
-    expect(resolved.principal.id).toMatch(/^key:[0-9a-f-]{36}$/);
+    // The principal is the email's owner digest, not the key: a key issued again for the email keeps the day's count.
+    expect(resolved.principal.id).toMatch(/^email:[0-9a-f]{64}$/);
+    const again = await resolveKey((await postKey(" First@Example.COM")).key);
+    expect(again.ok && again.principal.id).toBe(resolved.principal.id);
   });
 
   it("stores the email only as its HMAC and the key only as its sha256", async () => {

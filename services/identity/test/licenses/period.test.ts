@@ -37,5 +37,8 @@ describe("license periods (UTC calendar)", () => {
     expect(licenseState({ periodEnd: end, cancelledAt: d("2026-05-02T00:00:00Z") }, d("2026-05-03T00:00:00Z"))).toBe("cancelled");
     expect(licenseState({ periodEnd: end, cancelledAt: d("2026-05-02T00:00:00Z") }, end)).toBe("lapsed");
     expect(licenseState({ periodEnd: end, cancelledAt: null }, end)).toBe("lapsed");
+    // Revoked is final: before period_end, after it, cancelled or not.
+    expect(licenseState({ periodEnd: end, cancelledAt: null, revokedAt: d("2026-05-02T00:00:00Z") }, d("2026-05-03T00:00:00Z"))).toBe("revoked");
+    expect(licenseState({ periodEnd: end, cancelledAt: d("2026-05-01T00:00:00Z"), revokedAt: d("2026-05-02T00:00:00Z") }, end)).toBe("revoked");
   });
 });
