@@ -1,4 +1,6 @@
-CREATE SCHEMA "metering";
+-- A no-op where the schema exists (made by the role provisioning, owned by the service's role):
+-- CREATE SCHEMA IF NOT EXISTS would still need CREATE on the database.
+DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_catalog.pg_namespace WHERE nspname = 'metering') THEN CREATE SCHEMA "metering"; END IF; END $$;
 --> statement-breakpoint
 CREATE TABLE "metering"."consumer_position" (
 	"consumer" text PRIMARY KEY NOT NULL,

@@ -1,4 +1,4 @@
-import { DEFAULT_BURST } from "@board/proto";
+import { DEFAULT_BURST, DEFAULT_NEW_CREDENTIAL_LIMITS } from "@board/proto";
 import { baseEnv, parseEnv } from "@board/service-kit";
 import { z } from "zod";
 
@@ -31,6 +31,13 @@ export const MeteringEnv = baseEnv(9104).extend({
   READS_BATCH_WAIT_MS: z.coerce.number().int().min(1).max(60_000).default(250),
   /** Daily counts are kept this many days, then deleted (a day's count matters only on that day). */
   DAILY_RETENTION_DAYS: z.coerce.number().int().min(2).max(3650).default(35),
+  /**
+   * New credentials one client address (an IPv6 client's /64) may get in an hour: free keys
+   * issued, and wallets signed in (each wallet once). Each is a fresh 25 reads a day, so this
+   * is what bounds one address's free reads. Tests that issue many keys from 127.0.0.1 lift it.
+   */
+  FREE_KEYS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_NEW_CREDENTIAL_LIMITS.free_key),
+  SIGN_INS_PER_ADDRESS_PER_HOUR: z.coerce.number().int().min(1).max(1_000_000).default(DEFAULT_NEW_CREDENTIAL_LIMITS.wallet),
 });
 export type MeteringEnv = z.infer<typeof MeteringEnv>;
 

@@ -1,5 +1,14 @@
-import { FREE_DAILY_LIMIT, type ConsumeReply, type ConsumeRequest, type DailyCount, type RefundReply, type RefundRequest } from "@board/proto";
-import { BusError } from "@board/service-kit";
+import {
+  FREE_DAILY_LIMIT,
+  type ConsumeManyReply,
+  type ConsumeManyRequest,
+  type ConsumeReply,
+  type ConsumeRequest,
+  type DailyCount,
+  type RefundReply,
+  type RefundRequest,
+} from "@board/proto";
+import { BusError, isBusError } from "@board/service-kit";
 import type { SharedBurst } from "./burst/shared-burst.js";
 import type { DailyCaps } from "./daily/daily-caps.js";
 import { isCalendarDay, nextUtcMidnight, secondsUntil, utcDay } from "./daily/utc-day.js";
@@ -36,6 +45,19 @@ export class Meter {
     const count = (used: number): DailyCount => ({ day, used_today: used, limit: FREE_DAILY_LIMIT, reset_at: resetAt.toISOString() });
     if (outcome.counted) return { granted: true, daily: count(outcome.used) };
     return { granted: false, reason: "daily_cap_reached", retry_after_seconds: secondsUntil(resetAt, now), daily: count(FREE_DAILY_LIMIT) };
+  }
+
+  /** Burst checks sent together (consume_many): each answered as consume answers it, a failure as the bus error it would have been. */
+  async consumeMany(req: ConsumeManyRequest): Promise<ConsumeManyReply> {
+    const replies = await Promise.all(
+      req.requests.map((r) =>
+        this.consume(r).catch((err: unknown) => {
+          if (isBusError(err)) return { failed: { code: err.code, status: err.status } };
+          throw err;
+        }),
+      ),
+    );
+    return { replies };
   }
 
   /** Gives back a counted read the gateway could not serve (only served reads count). */

@@ -1,6 +1,17 @@
 import { fileURLToPath } from "node:url";
-import { meteringBurstTake, meteringConsume, meteringReadsServed, meteringRefund, READS_SERVED_EVENT_SUBJECT, ReadsServedReply } from "@board/proto";
-import { bind, startRuntime, type Runtime } from "@board/service-kit";
+import {
+  meteringBurstTake,
+  meteringConsume,
+  meteringConsumeMany,
+  meteringNewCredential,
+  meteringReadsServed,
+  meteringRefund,
+  NEW_CREDENTIAL_WINDOW_SECONDS,
+  READS_SERVED_EVENT_SUBJECT,
+  ReadsServedReply,
+  SERVED_READS_STREAM,
+} from "@board/proto";
+import { awaitStream, bind, startRuntime, type Runtime } from "@board/service-kit";
 import pkg from "../package.json" with { type: "json" };
 import { BurstLimiter } from "./burst/burst-limiter.js";
 import { burstMemberId, joinBurstMembers, registerBurstMetrics, sendTakesOverBus } from "./burst/cluster.js";
@@ -11,9 +22,9 @@ import { utcDayBefore } from "./daily/utc-day.js";
 import * as schema from "./db/schema.js";
 import type { MeteringEnv } from "./env.js";
 import { Meter } from "./meter.js";
+import { NewCredentials } from "./new-credentials/new-credentials.js";
 import { ReadsServedLedger } from "./reads-served/ledger.js";
 import { followServedReads } from "./reads-served/reader.js";
-import { ensureServedReadsStream } from "./reads-served/stream.js";
 
 const HOUR_MS = 3_600_000;
 
@@ -26,6 +37,8 @@ export interface MeteringService {
   /** The replicas owning burst buckets, as this one sees them. */
   readonly owners: BurstOwners;
   readonly ledger: ReadsServedLedger;
+  /** New free keys and wallet sign-ins per client address. */
+  readonly newCredentials: NewCredentials;
   /** Reads served per route, as metering.v1.reads_served answers. */
   readsServed(): Promise<ReadsServedReply>;
   stop(): Promise<void>;
@@ -52,6 +65,7 @@ export async function startMetering(env: MeteringEnv, opts: MeteringOptions = {}
     const db = rt.database!.db;
     const caps = new DailyCaps(db);
     const ledger = new ReadsServedLedger(db);
+    const newCredentials = new NewCredentials(db, { free_key: env.FREE_KEYS_PER_ADDRESS_PER_HOUR, wallet: env.SIGN_INS_PER_ADDRESS_PER_HOUR }, NEW_CREDENTIAL_WINDOW_SECONDS);
     const principals = new BurstLimiter({ capacity: env.BURST_CAPACITY, per_second: env.BURST_PER_SECOND }, env.BURST_MAX_BUCKETS);
     const addresses = new BurstLimiter({ capacity: env.ANON_BURST_CAPACITY, per_second: env.ANON_BURST_PER_SECOND }, env.BURST_MAX_BUCKETS);
     const monotonic = () => performance.now();
@@ -79,14 +93,18 @@ export async function startMetering(env: MeteringEnv, opts: MeteringOptions = {}
     rt.lifecycle.onStop("burst sweep", () => clearInterval(sweeper));
 
     const prune = () =>
-      caps.prune(utcDayBefore(now(), env.DAILY_RETENTION_DAYS)).catch((err: unknown) => rt.log.warn({ err }, "pruning old daily counts failed"));
+      Promise.all([
+        caps.prune(utcDayBefore(now(), env.DAILY_RETENTION_DAYS)).catch((err: unknown) => rt.log.warn({ err }, "pruning old daily counts failed")),
+        newCredentials.prune(now()).catch((err: unknown) => rt.log.warn({ err }, "pruning old new-credential counts failed")),
+      ]);
     await prune();
     const pruner = setInterval(() => void prune(), HOUR_MS);
     pruner.unref();
     rt.lifecycle.onStop("daily prune", () => clearInterval(pruner));
 
-    // The gateway publishes served reads into this stream: it exists before metering answers.
-    await ensureServedReadsStream(rt.bus.nc);
+    // The gateway publishes served reads into this stream, which the deploy step makes (a
+    // service may not): metering answers once it exists, so no read is served uncounted.
+    await awaitStream(rt.bus.nc, SERVED_READS_STREAM, { log: rt.log });
     const reader = followServedReads({
       nc: rt.bus.nc,
       ledger,
@@ -104,13 +122,15 @@ export async function startMetering(env: MeteringEnv, opts: MeteringOptions = {}
     const membership = await joinBurstMembers({ nc: rt.bus.nc, owners, log: rt.log, heartbeatMs: env.BURST_HEARTBEAT_MS, monotonic });
     await rt.serve([
       bind(meteringConsume, (req) => meter.consume(req)),
+      bind(meteringConsumeMany, (req) => meter.consumeMany(req)),
       bind(meteringRefund, (req) => meter.refund(req)),
       bind(meteringReadsServed, readsServed),
+      bind(meteringNewCredential, (req) => newCredentials.admit(req, now())),
       bind(meteringBurstTake(owners.self), async (req) => ({ results: burst.serve(req.takes) })),
     ]);
     membership.announce();
     rt.lifecycle.onStop("burst membership", () => membership.leave());
-    return { runtime: rt, meter, caps, ledger, readsServed, burst, owners, stop: () => rt.stop() };
+    return { runtime: rt, meter, caps, ledger, newCredentials, readsServed, burst, owners, stop: () => rt.stop() };
   } catch (err) {
     await rt.stop();
     throw err;

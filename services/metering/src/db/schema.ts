@@ -35,3 +35,19 @@ export const consumerPosition = metering.table("consumer_position", {
   lastSeq: bigint("last_seq", { mode: "number" }).notNull(),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
 });
+
+/**
+ * New credentials per client address (proto NewCredentialRequest): one row per free key issued
+ * or wallet signed in, kept for the window they count in. `owner`: the wallet, or a fresh id
+ * for each free key (every key issued counts).
+ */
+export const newCredentials = metering.table(
+  "new_credentials",
+  {
+    kind: text("kind").notNull(),
+    client: text("client").notNull(),
+    owner: text("owner").notNull(),
+    countedAt: timestamp("counted_at", { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.kind, t.client, t.owner] }), index("new_credentials_counted_at").on(t.countedAt)],
+);

@@ -1,8 +1,7 @@
 import { ServedRead, SERVED_READS_STREAM } from "@board/proto";
-import type { Logger } from "@board/service-kit";
+import { awaitStream, consumerLag, type Logger } from "@board/service-kit";
 import { DeliverPolicy, type ConsumerMessages, type JsMsg, type NatsConnection } from "nats";
 import { StreamChanged, type ReadsServedLedger, type ServedEntry } from "./ledger.js";
-import { ensureServedReadsStream } from "./stream.js";
 
 const decoder = new TextDecoder();
 
@@ -35,8 +34,10 @@ export interface ServedReadsReader {
 export function followServedReads(opts: ReaderOptions): ServedReadsReader {
   let stopped = false;
   let messages: ConsumerMessages | null = null;
+  const waiting = new AbortController();
+  const progress = consumerLag(opts.nc, SERVED_READS_STREAM);
   let wake: () => void = () => undefined;
-  const stopping = new Promise<void>((resolve) => (wake = resolve));
+  const stopping = new Promise<void>((resolve) => (wake = () => (waiting.abort(), resolve())));
   /** A pause between attempts that ends early when the reader stops. */
   const pause = (ms: number) => Promise.race([sleep(ms), stopping]);
 
@@ -58,14 +59,11 @@ export function followServedReads(opts: ReaderOptions): ServedReadsReader {
 
   const readFromPosition = async () => {
     const jsm = await opts.nc.jetstreamManager();
-    const info = await jsm.streams.info(SERVED_READS_STREAM).catch(async (err: unknown) => {
-      // Metering owns the stream: one deleted from under it is made again, for the gateway to publish to.
-      if ((err as { code?: string }).code !== "404") throw err;
-      await ensureServedReadsStream(opts.nc);
-      return jsm.streams.info(SERVED_READS_STREAM);
-    });
+    // The deploy step makes the stream (a service may not): one deleted from under the reader is waited for.
+    const info = await awaitStream(opts.nc, SERVED_READS_STREAM, { log: opts.log, signal: waiting.signal });
     const created = info.created;
     const after = await opts.ledger.resume(created);
+    progress.processed(after);
     if (info.state.messages > 0 && info.state.first_seq > after + 1) {
       opts.log.warn({ after, first_seq: info.state.first_seq }, "served reads left the stream before they were counted");
     }
@@ -106,6 +104,9 @@ export function followServedReads(opts: ReaderOptions): ServedReadsReader {
     for (let attempt = 0; ; attempt++) {
       try {
         const done = await opts.ledger.commit(created, entries);
+        // Committed here or by another replica first: either way this replica is past them.
+        const last = entries.at(-1);
+        if (last) progress.processed(last.seq);
         if (done.gap > 0) opts.log.warn({ missing: done.gap, last_seq: done.lastSeq }, "served reads left the stream before they were counted");
         if (done.counted > 0) await opts.onCounted().catch((err: unknown) => opts.log.warn({ err }, "reads served event not published"));
         return;

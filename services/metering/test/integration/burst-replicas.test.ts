@@ -1,5 +1,5 @@
 import { DEFAULT_BURST, meteringConsume, type ConsumeReply, type MeterKind } from "@board/proto";
-import { request } from "@board/service-kit";
+import { ensureBusStreams, request } from "@board/service-kit";
 import { busEnv, freshDatabase, testBusOptions, testInfra, type TestDatabase } from "@board/service-kit/testing";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -68,6 +68,8 @@ function principalsCovering(prefix: string, each = 2): string[] {
 beforeAll(async () => {
   db = await freshDatabase(infra.databaseUrl);
   nc = await connect(testBusOptions());
+  // The deploy step: metering uses the served-reads stream, never makes it.
+  await ensureBusStreams(nc);
   for (const name of ["metering-0", "metering-1", "metering-2"]) await startReplica(name);
   await settled();
 }, 60_000);

@@ -1,5 +1,5 @@
-import { meteringConsume, meteringRefund, type ConsumeReply } from "@board/proto";
-import { BusError, request } from "@board/service-kit";
+import { meteringConsume, meteringConsumeMany, meteringRefund, type ConsumeReply } from "@board/proto";
+import { BusError, ensureBusStreams, request } from "@board/service-kit";
 import { busEnv, freshDatabase, testBusOptions, testInfra, type TestDatabase } from "@board/service-kit/testing";
 import { connect, type NatsConnection } from "nats";
 import pg from "pg";
@@ -33,6 +33,8 @@ beforeAll(async () => {
   sql = new pg.Client({ connectionString: db.url });
   await sql.connect();
   nc = await connect(testBusOptions());
+  // The deploy step: metering uses the served-reads stream, never makes it.
+  await ensureBusStreams(nc);
 });
 afterAll(async () => {
   await service?.stop();
@@ -168,5 +170,27 @@ describe("burst limit", () => {
     clock = new Date("2025-03-10T10:00:02Z");
     expect(await consume("key:bursty")).toMatchObject({ granted: true, daily: { used_today: 6 } });
     expect(await usedRow("key:bursty", "2025-03-10")).toBe(6);
+  });
+
+  it("consume_many answers burst checks sent together in order, each as consume would, the bucket exact across them; a free read is refused by its schema", async () => {
+    clock = new Date("2025-03-10T11:00:00Z");
+    const requests = [
+      ...Array.from({ length: 12 }, () => ({ principal: "ip:198.51.100.9", kind: "anonymous" as const })),
+      { principal: "not-an-address", kind: "anonymous" as const },
+      ...Array.from({ length: 7 }, () => ({ principal: "license:many", kind: "licensed" as const })),
+    ];
+    const { replies } = await request(nc, meteringConsumeMany, { requests });
+    expect(replies).toHaveLength(requests.length);
+    // The anonymous bucket holds 8: the first 8 in order, then refusals.
+    expect(replies.slice(0, 12).map((r) => "granted" in r && r.granted)).toEqual([...Array(8).fill(true), ...Array(4).fill(false)]);
+    expect(replies[8]).toEqual({ granted: false, reason: "burst_limited", retry_after_seconds: 1, daily: null });
+    // What consume refuses as a bus error comes back as that error, in its place.
+    expect(replies[12]).toEqual({ failed: { code: "invalid_request", status: 400 } });
+    // The licence's bucket holds 5, shared with single consumes.
+    expect(replies.slice(13).map((r) => "granted" in r && r.granted)).toEqual([...Array(5).fill(true), false, false]);
+    expect((await consume("license:many", "licensed")).granted).toBe(false);
+    // A daily count is never batched: the endpoint's schema takes burst-only kinds.
+    const raw = await nc.request(meteringConsumeMany.subject, new TextEncoder().encode(JSON.stringify({ requests: [{ principal: "key:x", kind: "free" }] })));
+    expect(raw.headers?.get("Nats-Service-Error-Code")).toBe("400");
   });
 });

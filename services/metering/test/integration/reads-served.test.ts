@@ -4,7 +4,7 @@ import { busEnv, freshDatabase, testBusOptions, testInfra, type TestDatabase } f
 import { connect, type JetStreamClient, type NatsConnection } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MeteringEnv } from "../../src/env.js";
-import { ensureServedReadsStream } from "../../src/reads-served/stream.js";
+import { ensureBusStreams } from "@board/service-kit";
 import { startMetering, type MeteringService } from "../../src/start.js";
 
 const infra = testInfra();
@@ -67,6 +67,8 @@ beforeAll(async () => {
   // Each test file starts from an empty stream (a stream left by an earlier run would be counted too).
   const jsm = await nc.jetstreamManager();
   await jsm.streams.delete(SERVED_READS_STREAM).catch(() => undefined);
+  // The deploy step: metering uses the stream, never makes it.
+  await ensureBusStreams(nc);
   nc.subscribe(READS_SERVED_EVENT_SUBJECT, { callback: (_err, msg) => events.push(ReadsServedReply.parse(msg.json())) });
 });
 afterAll(async () => {
@@ -76,15 +78,15 @@ afterAll(async () => {
 });
 
 describe("reads served per route", () => {
-  it("creates the stream the gateway publishes to, and answers zero counts at first", async () => {
+  it("reads the stream the deploy step made for the gateway to publish to, and answers zero counts at first", async () => {
     await startOne();
     const info = await (await nc.jetstreamManager()).streams.info(SERVED_READS_STREAM);
     expect(info.config.subjects).toEqual([SERVED_READ_SUBJECT]);
     expect(info.config.storage).toBe("file");
     expect(info.config.retention).toBe("limits");
     expect(await totals()).toEqual({});
-    // Made again by another replica or the gateway's tests: the same configuration, no error.
-    await ensureServedReadsStream(nc);
+    // The deploy step run again: the same configuration, no error.
+    await ensureBusStreams(nc);
   });
 
   it("1000 served reads are counted exactly, in batches, and announced with their totals", async () => {
@@ -154,7 +156,7 @@ describe("reads served per route", () => {
     const s = await startOne();
     const jsm = await nc.jetstreamManager();
     await jsm.streams.delete(SERVED_READS_STREAM);
-    await ensureServedReadsStream(nc);
+    await ensureBusStreams(nc);
     await publishReads(20);
     await countsSettle(s);
     expect(await streamLastSeq()).toBe(20);
