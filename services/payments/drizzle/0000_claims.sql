@@ -1,4 +1,6 @@
-CREATE SCHEMA "payments";
+-- A no-op where the schema exists (made by the role provisioning, owned by the service's role):
+-- CREATE SCHEMA IF NOT EXISTS would still need CREATE on the database.
+DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_catalog.pg_namespace WHERE nspname = 'payments') THEN CREATE SCHEMA "payments"; END IF; END $$;
 --> statement-breakpoint
 CREATE TYPE "payments"."claim_state" AS ENUM('claimed', 'settled', 'released', 'failed');--> statement-breakpoint
 CREATE TABLE "payments"."claims" (

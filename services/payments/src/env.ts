@@ -1,4 +1,5 @@
-import { baseEnv, parseEnv } from "@board/service-kit";
+import { baseEnv, OperatorCliEnv, parseEnv } from "@board/service-kit";
+import { parseEther } from "viem";
 import { z } from "zod";
 
 const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte hex address");
@@ -37,6 +38,11 @@ const MPP_SECRET_MIN_BYTES = 32;
 const mppSecret = z
   .string()
   .refine((s) => (base64Bytes(s) ?? 0) >= MPP_SECRET_MIN_BYTES, `must be base64 or base64url text that decodes to at least ${MPP_SECRET_MIN_BYTES} bytes`);
+/** An amount of ETH written in ether (`0.005`), as wei: up to 18 decimals. */
+const ether = z
+  .string()
+  .regex(/^\d{1,9}(\.\d{1,18})?$/, "must be an amount of ETH in ether, such as 0.005")
+  .transform((s) => parseEther(s));
 /** Milliseconds, as a whole number. */
 const millis = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
@@ -54,6 +60,12 @@ export const PaymentsEnv = baseEnv(9105)
     BASE_RPC_URL: httpUrl.optional(),
     BASE_FACILITATOR_KEY: evmKey.optional(),
     BASE_USDC_ADDRESS: evmAddress.default("0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"),
+    /**
+     * Below this balance (in ETH) the facilitator is warned about (a log line, the rails' status,
+     * the payments_facilitator_balance_wei gauge); Base's rails go down only when it cannot pay
+     * for one settlement transaction. 0.005 ETH pays for about a hundred full batches at 0.01 gwei.
+     */
+    BASE_FACILITATOR_LOW_BALANCE_ETH: ether.default(parseEther("0.005")),
     /** Who recovers EIP-3009 signatures: libsecp256k1 (native) or viem's pure JS (for comparison). */
     EVM_VERIFIER: z.enum(["native", "viem"]).default("native"),
     /** Solana mainnet: exact USDC, our facilitator pays the fee. */
@@ -100,6 +112,16 @@ export const PaymentsEnv = baseEnv(9105)
     /** How often a sent batch's receipt is asked for. */
     SETTLEMENT_RECEIPT_POLL_MS: millis(5, 10_000).default(100),
     /**
+     * Base reads priced at most ANSWER_BEFORE_BLOCK_MAX_PRICE (USDC base units; 0: none) are
+     * answered once their transfer is simulated against the latest state and broadcast, before
+     * its block, while what their payer has been served and not yet settled stays within
+     * UNSETTLED_PER_PAYER_CAP; past it, or above the price, a read waits for its block. The
+     * defaults answer every read but the full board (0.25 USDC) early, and let a payer hold at
+     * most 0.05 USDC unsettled (ten 0.005 reads), the most it can take unpaid (docs/decisions.md).
+     */
+    ANSWER_BEFORE_BLOCK_MAX_PRICE: z.coerce.number().int().min(0).max(1_000_000_000).default(50_000),
+    UNSETTLED_PER_PAYER_CAP: z.coerce.number().int().min(0).max(1_000_000_000).default(50_000),
+    /**
      * A retry of a settled payment (the same signed payment, or the same payment-identifier id
      * from the same payer) is served the read it bought again, within this long after its
      * settlement and at most REDELIVERY_MAX times; then it is refused with its own reason.
@@ -141,3 +163,14 @@ export const PaymentsEnv = baseEnv(9105)
 export type PaymentsEnv = z.infer<typeof PaymentsEnv>;
 
 export const loadEnv = (): PaymentsEnv => parseEnv(PaymentsEnv, process.env, "payments");
+
+/**
+ * The arrears command-line tool: it talks only to payments, over the bus, as the operator (the
+ * one credential the bus lets list or clear the payers in arrears): its nkey seed is given as
+ * NATS_NKEY_SEED, or as a file (NATS_NKEY_SEED_FILE, such as the launcher's
+ * .data/nats/auth/operator.nk or a mounted Secret), so it stays out of shell history.
+ */
+export const ArrearsCliEnv = OperatorCliEnv;
+export type ArrearsCliEnv = z.infer<typeof ArrearsCliEnv>;
+
+export const loadArrearsCliEnv = (): ArrearsCliEnv => parseEnv(ArrearsCliEnv, process.env, "arrears");

@@ -4,12 +4,14 @@ import { extractPaymentIdentifier, isValidPaymentId } from "@x402/extensions/pay
 import type { FacilitatorClient } from "@x402/core/server";
 import type { Network, PaymentPayload, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import type { MppRail } from "../rails/mpp/index.js";
-import type { AnyPaymentPayload, X402Rail } from "../rails/rail.js";
+import type { AnyPaymentPayload } from "../rails/payload.js";
+import type { X402Rail } from "../rails/rail.js";
 import { SettlementNotSent, SettlementUnknown } from "../settlement/batcher.js";
 import { decodePaymentHeader } from "../x402/payment-header.js";
 import { matchV1, matchV2 } from "../x402/match.js";
 import type { OfferBook } from "../x402/offer-book.js";
 import { isMalformedInput } from "../rails/malformed-input.js";
+import { failureFields } from "../rails/backend-failure.js";
 import { reasonCode } from "../x402/reasons.js";
 import type { SettlementOutcomes } from "./settlement-outcomes.js";
 import type { ClaimStore } from "./store.js";
@@ -20,6 +22,8 @@ import { mppReceiptWithProof } from "../receipts/mpp-receipt.js";
 import { commitmentOf, type ClaimReceipts, type Settled } from "../receipts/claim-receipts.js";
 import { receiptExtension } from "../receipts/offer-receipts.js";
 import type { JWSSignedReceipt } from "@x402/extensions/offer-receipt";
+import type { SettlementOutcome as ChainOutcome } from "../rails/mpp/server-method.js";
+import type { EarlyAnswers } from "./early-answers.js";
 
 /**
  * @x402/evm's errorReason for a settlement transaction that was broadcast but whose receipt
@@ -63,6 +67,8 @@ export class ClaimDesk {
     private readonly redeliveries: Redeliveries | null = null,
     /** Signs each settled read's receipt (offer-receipt extension); null when nothing is sold (no rail). */
     private readonly receipts: ClaimReceipts | null = null,
+    /** Answers batched reads before their block, within each payer's cap; null: every read waits for its block. */
+    private readonly early: EarlyAnswers | null = null,
   ) {}
 
   /**
@@ -126,7 +132,13 @@ export class ClaimDesk {
     // Verified locally, a payment already held is found by the claim's unique key below (one
     // statement on the way of every paid read); one whose authorization lapsed meanwhile, here.
     const retryOf = () => this.heldBy(key, asked, (stored) => stored.version !== "mpp" && sameJson(innerPayload(stored.payload), innerPayload(decoded.payload)));
-    const local = await rail.batched?.verify(decoded.payload, requirement as PaymentRequirements);
+    // A payer owing for a read served before its block pays nothing more until it is cleared:
+    // asked beside the local verification, on the rails that answer early.
+    const [local, owed] = await Promise.all([
+      rail.batched?.verify(decoded.payload, requirement as PaymentRequirements),
+      rail.batched && this.early ? this.early.owed({ network: rail.network, payer }) : Promise.resolve(0n),
+    ]);
+    if (owed > 0n) throw inArrears(owed);
     if (local && !local.ok) {
       const held = local.code === "payment_expired" ? await retryOf() : null;
       if (held) return held;
@@ -164,7 +176,7 @@ export class ClaimDesk {
       payment: stored,
     });
     if (!outcome.ok) return (await retryOf()) ?? this.alreadyUsed();
-    if (stored.batched) this.opened.put(outcome.id, rail, stored);
+    if (stored.batched) this.opened.put(outcome.id, rail, stored, { network: rail.network, payer, amount: route.price });
     return { claim_id: outcome.id, rail: rail.rail, network: rail.network, payer, amount: route.price.toString() };
   }
 
@@ -190,7 +202,7 @@ export class ClaimDesk {
     } catch (err) {
       if (isMalformedInput(err)) throw new BusError("payment_invalid_header", 402, "a field of the payment's payload is malformed");
       // The chain or the facilitator could not be asked: our fault, worth a retry, and nothing was claimed.
-      this.log.warn({ err, rail: rail.rail }, "payment verification unavailable");
+      this.log.warn({ ...failureFields(err), rail: rail.rail }, "payment verification unavailable");
       throw new BusError("service_unavailable", 503, "payment verification is unavailable");
     }
     if (!verified.isValid) {
@@ -216,10 +228,13 @@ export class ClaimDesk {
     try {
       verified = await this.mpp.verify(credential, expected);
     } catch (err) {
-      this.log.warn({ err, rail: "mpp" }, "payment verification unavailable");
+      this.log.warn({ ...failureFields(err), rail: "mpp" }, "payment verification unavailable");
       throw new BusError("service_unavailable", 503, "payment verification is unavailable");
     }
     if (!verified.ok) throw new BusError(verified.reason, 402, verified.detail);
+    // MPP waits for its block, but a payer owing for a read it was served unpaid pays nothing more here either.
+    const owed = this.early ? await this.early.owed({ network: this.mpp.network, payer: verified.payer }) : 0n;
+    if (owed > 0n) throw inArrears(owed);
     const key = `mpp:${verified.key}`;
     const stored: StoredPayment = { version: "mpp", credential, expected, payload: { payload: { authorization: verified.authorization } } };
     const outcome = await this.store.claim({ paymentKey: key, rail: "mpp", network: this.mpp.network, route: path, amount: price, payer: verified.payer, payment: stored });
@@ -234,7 +249,7 @@ export class ClaimDesk {
       settled = await this.mpp.settle(stored.credential, stored.expected);
     } catch (err) {
       if (err instanceof SettlementNotSent) throw await this.notSent(claimId, "mpp", err);
-      this.log.warn({ err, claim: claimId, rail: "mpp" }, "settlement outcome unknown; left for reconciliation");
+      this.log.warn({ ...failureFields(err), claim: claimId, rail: "mpp" }, "settlement outcome unknown; left for reconciliation");
       throw this.unsettled("mpp", "failed", new BusError("payment_settlement_failed"));
     }
     if (!settled.ok) {
@@ -266,7 +281,8 @@ export class ClaimDesk {
     if (storedAny.version === "mpp") return this.settleMpp(claimId, row, storedAny);
     const rail = this.railNamed(row.rail);
     if (!rail) throw this.unsettled(row.rail, "failed", new BusError("payment_settlement_failed", 402, "the claim's rail is not configured"));
-    return this.settledX402(claimId, row, rail, storedAny, await this.outcomeOf(claimId, rail, storedAny));
+    const charge = { network: rail.network, payer: row.payer, amount: BigInt(row.amount) };
+    return this.settledX402(claimId, row, rail, storedAny, await this.outcomeOf(claimId, rail, storedAny, undefined, charge));
   }
 
   private notOpen(rail: string): BusError {
@@ -281,7 +297,7 @@ export class ClaimDesk {
    */
   private async settleRecording(claimId: string, delivery: Delivery, opened: OpenedClaim): Promise<SettleReply> {
     const recorded = this.store.recordDelivery(claimId, delivery).then((row) => ({ row, holds: row?.state === "claimed" && sameJson(row.payment, opened.stored) }));
-    const outcome = this.outcomeOf(claimId, opened.rail, opened.stored as X402Stored, recorded.then((r) => r.holds));
+    const outcome = this.outcomeOf(claimId, opened.rail, opened.stored as X402Stored, recorded.then((r) => r.holds), opened.charge);
     // Answered below whichever way the record went; never left unhandled.
     outcome.catch(() => undefined);
     const { row, holds } = await recorded;
@@ -292,22 +308,23 @@ export class ClaimDesk {
   }
 
   /** The settlement's answer as x402's SettleResponse; a BusError for what the read is refused with. */
-  private async outcomeOf(claimId: string, rail: X402Rail, stored: X402Stored, ready?: Promise<boolean>): Promise<SettleResponse> {
+  private async outcomeOf(claimId: string, rail: X402Rail, stored: X402Stored, ready?: Promise<boolean>, charge?: Charge): Promise<Answer> {
     try {
       return stored.batched
-        ? await this.settleBatched(claimId, rail, stored.payload as AnyPaymentPayload, stored.version === 1 ? (rail.v1Network ?? rail.network) : rail.network, ready)
+        ? await this.settleBatched(claimId, rail, stored.payload as AnyPaymentPayload, stored.version === 1 ? (rail.v1Network ?? rail.network) : rail.network, ready, charge)
         : await rail.facilitator(this.ours).settle(stored.payload as PaymentPayload, stored.requirement as PaymentRequirements);
     } catch (err) {
       if (err instanceof BusError) throw err;
       // Unknown outcome (the transaction may be in flight): the claim stays open for
       // reconciliation and the read is not served.
-      this.log.warn({ err, claim: claimId, rail: rail.rail }, "settlement outcome unknown; left for reconciliation");
+      this.log.warn({ ...failureFields(err), claim: claimId, rail: rail.rail }, "settlement outcome unknown; left for reconciliation");
       throw this.unsettled(rail.rail, "failed", new BusError("payment_settlement_failed"));
     }
   }
 
   /** An x402 settlement's answer made the claim's end: settled with its receipt, failed, or left open. */
-  private async settledX402(claimId: string, row: ClaimRow, rail: X402Rail, stored: X402Stored, result: SettleResponse): Promise<SettleReply> {
+  private async settledX402(claimId: string, row: ClaimRow, rail: X402Rail, stored: X402Stored, answer: Answer): Promise<SettleReply> {
+    const { pending, ...result } = answer;
     if (!result.success && result.errorReason === SETTLEMENT_PENDING) {
       // Broadcast, but its receipt could not be read (RPC failure, confirmation timeout): the
       // money may have moved. As with a thrown settle, the claim stays open for reconciliation;
@@ -326,19 +343,31 @@ export class ClaimDesk {
       const code = ErrorCode.safeParse(result.errorReason).data ?? reasonCode(result.errorReason);
       throw this.unsettled(rail.rail, "refused", new BusError(code === "payment_rejected" ? "payment_settlement_failed" : code, 402, result.errorReason), code);
     }
+    const settlement = pending ? "pending" : "final";
     const signed = await this.signReceipt(row, {
       network: result.network,
       payer: result.payer ?? row.payer,
       transaction: result.transaction,
       asset: (stored.requirement as Partial<PaymentRequirements> | undefined)?.asset,
+      settlement,
     });
-    const receipt = { ...result, claim_id: claimId, ...(signed && { signed_receipt: signed }) };
-    if (!(await this.store.settled(claimId, result.transaction, receipt)))
+    const receipt = { ...result, settlement, claim_id: claimId, ...(signed && { signed_receipt: signed }) };
+    if (!(await this.store.settled(claimId, result.transaction, receipt, settlement))) {
+      // Closed meanwhile: what was reserved for this read is given back once its block says how it went.
+      if (pending && this.early) void pending.final.then(() => this.early?.unreserve(pending.charge, pending.charge.amount), () => undefined);
       throw this.unsettled(rail.rail, "refused", new BusError("payment_already_used", 402, "the claim was closed meanwhile"));
+    }
+    if (pending && this.early) {
+      const reconcile = rail.reconcile?.bind(rail);
+      const payload = stored.payload as AnyPaymentPayload;
+      const onChain = () => (reconcile ? reconcile(payload) : Promise.resolve({ settled: false as const, expired: false }));
+      void this.early.follow(claimId, pending.charge, pending.charge.amount, rail.rail, pending.final, onChain, { row, receipt, asset: (stored.requirement as Partial<PaymentRequirements> | undefined)?.asset });
+    }
     const settledAt = new Date().toISOString();
     this.outcomes({ rail: rail.rail, outcome: "settled" });
     this.onSettled({ settled_at: settledAt, rail: rail.rail, network: result.network });
-    const headers = x402ReceiptHeaders(signed ? { ...result, extensions: receiptExtension(signed) } : result, stored.version);
+    const response = { ...result, settlement } as SettleResponse;
+    const headers = x402ReceiptHeaders(signed ? { ...response, extensions: receiptExtension(signed) } : response, stored.version);
     return { headers, transaction: result.transaction, network: result.network, settled_at: settledAt };
   }
 
@@ -350,18 +379,26 @@ export class ClaimDesk {
    * Settles in the rail's next batch; the batch's answer as x402's SettleResponse. Nothing sent
    * (the chain could not be asked): the claim is released at once, the payment may come again.
    */
-  private async settleBatched(claimId: string, rail: X402Rail, payload: AnyPaymentPayload, network: string, ready?: Promise<boolean>): Promise<SettleResponse> {
+  private async settleBatched(claimId: string, rail: X402Rail, payload: AnyPaymentPayload, network: string, ready?: Promise<boolean>, charge?: Charge): Promise<Answer> {
     const batched = rail.batched;
     if (!batched) throw new Error(`the ${rail.rail} rail does not settle in batches`);
+    // Asked once the batch is broadcast and unmined: whether this read may be answered now
+    // (reserving its price within its payer's cap). Reserved and then answered final after all,
+    // the reservation is given back below.
+    let reserved: Promise<boolean> = Promise.resolve(false);
+    const early = () => (reserved = charge && this.early ? this.early.allow(charge, charge.amount) : Promise.resolve(false));
     let outcome;
     try {
-      outcome = await batched.settle(payload, ready);
+      outcome = await batched.settle(payload, ready, early);
     } catch (err) {
+      if (await reserved) await this.early?.unreserve(charge as Charge, (charge as Charge).amount);
       if (err instanceof SettlementNotSent) throw await this.notSent(claimId, rail.rail, err);
       if (err instanceof SettlementUnknown) return { success: false, errorReason: SETTLEMENT_PENDING, transaction: err.transaction ?? "", network: network as Network };
       throw err;
     }
     const payer = rail.payer(payload) ?? undefined;
+    if ("pending" in outcome) return { success: true, transaction: outcome.transaction, network: network as Network, ...(payer && { payer }), pending: { final: outcome.final, charge: charge as Charge } };
+    if (await reserved) await this.early?.unreserve(charge as Charge, (charge as Charge).amount);
     if (outcome.ok) return { success: true, transaction: outcome.transaction, network: network as Network, ...(payer && { payer }) };
     // Our codes already: payment_settlement_failed stays itself (reasonCode would make it payment_rejected).
     return { success: false, errorReason: outcome.reason, errorMessage: outcome.detail, transaction: outcome.transaction ?? "", network: network as Network };
@@ -369,7 +406,7 @@ export class ClaimDesk {
 
   /** A settlement the chain never saw: the claim is released (nothing moved) and the read refused as unavailable. */
   private async notSent(claimId: string, rail: string, err: Error): Promise<BusError> {
-    this.log.warn({ err, claim: claimId, rail }, "settlement not sent; claim released");
+    this.log.warn({ ...failureFields(err), claim: claimId, rail }, "settlement not sent; claim released");
     await this.store.release(claimId, "settlement not sent: the chain could not be asked");
     return this.unsettled(rail, "failed", new BusError("service_unavailable", 503, "settlement is unavailable at the moment; nothing was charged and the same payment may be sent again"), "settlement_not_sent");
   }
@@ -386,6 +423,25 @@ export class ClaimDesk {
 }
 
 type ClaimRow = NonNullable<Awaited<ReturnType<ClaimStore["get"]>>>;
+
+/** Who pays what on which network: what a read answered before its block reserves. */
+interface Charge {
+  network: string;
+  payer: string;
+  amount: bigint;
+}
+
+/** A settlement's answer; `pending` when the read is answered before its block, its final outcome to follow. */
+type Answer = SettleResponse & { pending?: { final: Promise<ChainOutcome>; charge: Charge } };
+
+/** A payer owing for a read served before its block whose transfer then failed. */
+const inArrears = (owed: bigint) =>
+  new BusError(
+    "payment_payer_in_arrears",
+    402,
+    `a read this payer was served before its block was not paid: its transfer failed on chain (${owed} base units owed); its payments are refused until the operator records it paid`,
+  );
+
 type X402Stored = Exclude<StoredPayment, { version: "mpp" }>;
 
 /** The signed part of an x402 payload (authorization and signature, or a transaction), whatever its version's envelope. */

@@ -6,6 +6,8 @@ export interface OpenedClaim {
   rail: X402Rail;
   /** The stored payment as written (its JSON form, what the row's `payment` reads back as). */
   stored: StoredPayment;
+  /** Who pays what on which network. */
+  charge: { network: string; payer: string; amount: bigint };
   at: number;
 }
 
@@ -22,13 +24,13 @@ const MAX_KEPT = 10_000;
 export class OpenedClaims {
   private readonly byId = new Map<string, OpenedClaim>();
 
-  put(id: string, rail: X402Rail, stored: StoredPayment): void {
+  put(id: string, rail: X402Rail, stored: StoredPayment, charge: OpenedClaim["charge"]): void {
     const now = performance.now();
     for (const [key, claim] of this.byId) {
       if (now - claim.at < KEEP_MS && this.byId.size < MAX_KEPT) break;
       this.byId.delete(key);
     }
-    this.byId.set(id, { rail, stored: JSON.parse(JSON.stringify(stored)) as StoredPayment, at: now });
+    this.byId.set(id, { rail, stored: JSON.parse(JSON.stringify(stored)) as StoredPayment, charge, at: now });
   }
 
   /** The claim, removed; undefined if not claimed here (or kept too long). */

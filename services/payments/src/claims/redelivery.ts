@@ -56,6 +56,8 @@ export class Redeliveries {
     if (!counted.ok) {
       if (counted.reason === "expired")
         throw new BusError("payment_redelivery_expired", 402, `this payment's read was delivered; it may be delivered again for ${this.settings.windowSeconds} s after settlement, and that has passed`);
+      if (counted.reason === "lost")
+        throw new BusError("payment_settlement_failed", 402, "this payment's transfer failed on chain after its read was served: it is not delivered again");
       if (counted.reason === "exhausted")
         throw new BusError("payment_redelivery_exhausted", 402, `this payment's read was already delivered again ${this.settings.max} times`);
       throw new BusError("payment_already_used", 402, "this payment was used and what it bought was not recorded");
@@ -95,7 +97,8 @@ export class Redeliveries {
       const made = await this.sign(prior, settled);
       if (made) signed = (await this.store.keepReceiptField(prior.id, "signed_receipt", made)) as JWSSignedReceipt;
     }
-    const result: SettleResponse = { success: true, transaction: settled.transaction, network: settled.network as Network, payer: settled.payer };
+    // Where its settlement stands now: a pending one that became final carries its final receipt.
+    const result = { success: true, transaction: settled.transaction, network: settled.network as Network, payer: settled.payer, settlement: prior.settlement === "pending" ? "pending" : "final" } as SettleResponse;
     return x402ReceiptHeaders(signed ? { ...result, extensions: receiptExtension(signed) } : result, stored.version);
   }
 

@@ -3,7 +3,7 @@ import { and, count, desc, eq, gt, inArray, isNotNull, lt, max, sql } from "driz
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { claims } from "../db/schema.js";
 import type * as schema from "../db/schema.js";
-import { SettledWrites } from "./settled-writes.js";
+import { SettledWrites, type Settlement } from "./settled-writes.js";
 
 export interface NewClaim {
   paymentKey: string;
@@ -24,7 +24,9 @@ export class ClaimStore {
   private readonly settledWrites: SettledWrites;
 
   constructor(private readonly db: Database<typeof schema>) {
-    this.settledWrites = new SettledWrites(db, (id, transaction, receipt) => this.leaveClaimed(id, { state: "settled", transaction, receipt, settledAt: sql`now()` }));
+    this.settledWrites = new SettledWrites(db, (id, transaction, receipt, settlement) =>
+      this.leaveClaimed(id, { state: "settled", transaction, receipt, settlement, settledAt: sql`now()`, ...(settlement === "final" && { finalAt: sql`now()` }) }),
+    );
   }
 
   /**
@@ -87,7 +89,7 @@ export class ClaimStore {
    * within `windowSeconds`, has its delivery recorded and fewer than `max` redeliveries.
    * The new count, or why not.
    */
-  async redeliver(id: string, windowSeconds: number, max: number): Promise<{ ok: true; count: number } | { ok: false; reason: "expired" | "exhausted" | "unrecorded" }> {
+  async redeliver(id: string, windowSeconds: number, max: number): Promise<{ ok: true; count: number } | { ok: false; reason: "expired" | "exhausted" | "unrecorded" | "lost" }> {
     const [row] = await this.db
       .update(claims)
       .set({ redeliveries: sql`${claims.redeliveries} + 1`, updatedAt: sql`now()` })
@@ -95,6 +97,7 @@ export class ClaimStore {
         and(
           eq(claims.id, id),
           eq(claims.state, "settled"),
+          inArray(claims.settlement, ["final", "pending"]),
           isNotNull(claims.delivery),
           gt(claims.settledAt, sql`now() - make_interval(secs => ${windowSeconds})`),
           lt(claims.redeliveries, max),
@@ -103,6 +106,7 @@ export class ClaimStore {
       .returning({ count: claims.redeliveries });
     if (row) return { ok: true, count: row.count };
     const now = await this.get(id);
+    if (now?.settlement === "lost") return { ok: false, reason: "lost" };
     if (!now?.delivery) return { ok: false, reason: "unrecorded" };
     return now.redeliveries >= max ? { ok: false, reason: "exhausted" } : { ok: false, reason: "expired" };
   }
@@ -123,9 +127,51 @@ export class ClaimStore {
     return (kept?.receipt as Record<string, unknown> | null)?.[field] ?? value;
   }
 
-  /** Marks a claimed payment settled; false if it was not in the claimed state. */
-  settled(id: string, transaction: string, receipt: unknown): Promise<boolean> {
-    return this.settledWrites.write(id, transaction, receipt);
+  /** Marks a claimed payment settled (final, or pending its block); false if it was not in the claimed state. */
+  settled(id: string, transaction: string, receipt: unknown, settlement: Settlement = "final"): Promise<boolean> {
+    return this.settledWrites.write(id, transaction, receipt, settlement);
+  }
+
+  /**
+   * A settlement answered before its block came to its end: final (its receipt replaced by the
+   * final one), or lost (its transfer failed after the read was served). Only from pending, so
+   * it ends once; whether this call ended it.
+   */
+  async settlementEnded(id: string, end: { settlement: "final"; receipt: unknown; transaction: string } | { settlement: "lost"; failure: string }): Promise<boolean> {
+    const set: PgUpdateSetSource<typeof claims> =
+      end.settlement === "final"
+        ? { settlement: "final", receipt: end.receipt, transaction: end.transaction, finalAt: sql`now()`, updatedAt: sql`now()` }
+        : { settlement: "lost", failure: end.failure.slice(0, 200), finalAt: sql`now()`, updatedAt: sql`now()` };
+    const rows = await this.db
+      .update(claims)
+      .set(set)
+      .where(and(eq(claims.id, id), eq(claims.state, "settled"), eq(claims.settlement, "pending")))
+      .returning({ id: claims.id });
+    return rows.length === 1;
+  }
+
+  /**
+   * Pending settlements that became final, in one statement (a mined batch ends all of its
+   * reads together): each its final receipt and transaction. The ids it ended (those still
+   * pending), so that each reservation is released once.
+   */
+  async settlementsFinal(ends: readonly { id: string; receipt: unknown; transaction: string }[]): Promise<Set<string>> {
+    if (ends.length === 0) return new Set();
+    const result = await this.db.execute(sql`
+      update ${claims} as c
+      set settlement = 'final', receipt = v.receipt, transaction = v.transaction, final_at = now(), updated_at = now()
+      from jsonb_to_recordset(${JSON.stringify(ends)}::jsonb) as v(id uuid, receipt jsonb, transaction text)
+      where c.id = v.id and c.state = 'settled' and c.settlement = 'pending'
+      returning c.id`);
+    return new Set((result as unknown as { rows: { id: string }[] }).rows.map((r) => r.id));
+  }
+
+  /** Settlements answered before their block and still pending after `olderThan`: reconciliation reads their fate. */
+  async pendingSettlements(olderThan: Date) {
+    return this.db
+      .select()
+      .from(claims)
+      .where(and(eq(claims.state, "settled"), eq(claims.settlement, "pending"), lt(claims.settledAt, olderThan)));
   }
 
   /** Reconciliation found the payment executed on chain after its claim was left open. */

@@ -7,7 +7,9 @@ import { ExactAvmScheme as ExactAvmFacilitator } from "@x402/avm/exact/facilitat
 import { ExactAvmScheme as ExactAvmServer } from "@x402/avm/exact/server";
 import algosdk from "algosdk";
 import type { PaymentsEnv } from "../env.js";
-import type { AnyPaymentPayload, ChainOutcome, X402Rail } from "./rail.js";
+import { RailCheckFailed } from "./backend-failure.js";
+import type { AnyPaymentPayload } from "./payload.js";
+import type { ChainOutcome, X402Rail } from "./rail.js";
 
 /** The CAIP-2 spelling @x402/avm offers and normalizes to: the genesis hash's first 32 characters. */
 export const ALGORAND_NETWORK = ALGORAND_MAINNET_CAIP2;
@@ -16,6 +18,10 @@ export const ALGORAND_NETWORK_FULL = `algorand:${ALGORAND_MAINNET_GENESIS_HASH}`
 /** Circle's USDC on Algorand mainnet (ASA id, 6 decimals). */
 export const ALGORAND_USDC_ASA = USDC_MAINNET_ASA_ID;
 
+/** Circle's USDC ASA id as algosdk takes it. */
+const ALGORAND_USDC_ASA_ID = BigInt(ALGORAND_USDC_ASA);
+/** One settlement's fees, paid by the fee payer: its own zero payment and the client's transfer, 1,000 microAlgos each. */
+const SETTLEMENT_FEES = 2_000n;
 /** Algorand's largest atomic group. */
 const MAX_GROUP_SIZE = 16;
 /** Rounds back from the latest that algod's pending-transaction lookup searches (mainnet MaxTxnLife). */
@@ -181,7 +187,9 @@ const isNotFound = (err: unknown) => (err as { response?: { status?: unknown } }
  */
 export function algorandExactRail(cfg: AlgorandConfig): X402Rail {
   if (!algosdk.isValidAddress(cfg.payTo)) throw new AlgorandRailError("invalid_pay_to", "PAY_TO_ALGORAND is not an Algorand address");
-  const signer = toFacilitatorAvmSigner(facilitatorKeyBase64(cfg.facilitatorMnemonic), { mainnetUrl: cfg.algodUrl, algodToken: cfg.algodToken });
+  const feePayerKey = facilitatorKeyBase64(cfg.facilitatorMnemonic);
+  const feePayerAddress = algosdk.encodeAddress(Buffer.from(feePayerKey, "base64").subarray(32));
+  const signer = toFacilitatorAvmSigner(feePayerKey, { mainnetUrl: cfg.algodUrl, algodToken: cfg.algodToken });
   const algod = new algosdk.Algodv2(cfg.algodToken, cfg.algodUrl);
   const onNetwork = (network: string) => network === ALGORAND_NETWORK || network === ALGORAND_NETWORK_FULL;
   return {
@@ -196,7 +204,30 @@ export function algorandExactRail(cfg: AlgorandConfig): X402Rail {
     },
     owns: (r: PaymentRequirements) => r.scheme === "exact" && onNetwork(r.network),
     async probe() {
-      await algod.status().do();
+      // Its chain, the fee payer's spendable microAlgos and payTo's USDC holding: three calls at once, once per bring-up.
+      const [params, feePayer, holding] = await Promise.all([
+        algod.getTransactionParams().do(),
+        algod.accountInformation(feePayerAddress).do(),
+        algod
+          .accountAssetInformation(cfg.payTo, ALGORAND_USDC_ASA_ID)
+          .do()
+          .catch((err: unknown) => {
+            if (isNotFound(err)) return null;
+            throw err;
+          }),
+      ]);
+      const genesisHash = Buffer.from(params.genesisHash ?? new Uint8Array()).toString("base64");
+      if (genesisHash !== ALGORAND_MAINNET_GENESIS_HASH)
+        throw new RailCheckFailed("network_mismatch", "algod serves another network than Algorand mainnet: point ALGOD_URL at mainnet", { genesis_hash: genesisHash, genesis_id: params.genesisID ?? null });
+      const spendable = feePayer.amount - feePayer.minBalance;
+      if (spendable < SETTLEMENT_FEES)
+        throw new RailCheckFailed("facilitator_cannot_pay_fees", "the fee payer cannot pay one settlement's fees above its minimum balance: fund it", {
+          fee_payer: feePayerAddress,
+          spendable_microalgos: Number(spendable),
+          needed_microalgos: Number(SETTLEMENT_FEES),
+        });
+      // An account that has not opted in to the asset cannot receive it: every payment would fail.
+      if (!holding) throw new RailCheckFailed("pay_to_not_opted_in", `PAY_TO_ALGORAND has not opted in to USDC (ASA ${ALGORAND_USDC_ASA}): it cannot receive payments`, { pay_to: cfg.payTo });
     },
     register(facilitator: x402Facilitator) {
       // Both spellings, so a payment is settled whichever one its requirements carry.

@@ -12,7 +12,9 @@ import { readEip3009, verifyEip3009Locally, type Recover } from "./eip3009-local
 import { eip3009Terms } from "./eip3009-terms.js";
 import { loadNativeSecp256k1, recoverNative, withNativeEcdsa } from "./native-ecdsa.js";
 import { rpcFetch } from "./rpc-fetch.js";
-import type { AnyPaymentPayload, X402Rail } from "./rail.js";
+import type { AnyPaymentPayload } from "./payload.js";
+import type { X402Rail } from "./rail.js";
+import type { RailNotes } from "./rail-watch.js";
 
 export const BASE_NETWORK = "eip155:8453" as const;
 export const BASE_CHAIN_ID = 8453;
@@ -125,9 +127,11 @@ const authorizationStateAbi = [parseAbiItem("function authorizationState(address
 /** Base USDC, exact scheme, EIP-3009 transferWithAuthorization settled by our own facilitator. */
 export function baseExactRail(
   cfg: BaseConfig,
-  signer: FacilitatorEvmSigner = baseSigner(cfg),
-  reader: PublicClient = baseReader(cfg),
-  batcher: SettlementBatcher | null = null,
+  signer: FacilitatorEvmSigner,
+  reader: PublicClient,
+  batcher: SettlementBatcher | null,
+  /** What the rail needs of its chain, asked at each bring-up (base-chain-check.ts). */
+  check: () => Promise<RailNotes>,
 ): X402Rail {
   const usdc = getAddress(cfg.usdc);
   const recover = baseRecover(cfg.verifier);
@@ -157,12 +161,9 @@ export function baseExactRail(
       };
     },
     owns: (r: PaymentRequirements) => r.network === BASE_NETWORK && r.scheme === "exact" && r.extra?.["name"] !== "GatewayWalletBatched",
-    async probe() {
-      await reader.getChainId();
-      // x402's facilitator checks the asset is a contract at each verification; it cannot change, so once here.
-      const code = await reader.getCode({ address: usdc });
-      if (code === undefined || code === "0x") throw new Error(`no token contract at ${usdc} on the Base node`);
-    },
+    // Its chain, the token and its EIP-712 domain, Multicall3, the facilitator's gas: once per
+    // bring-up, not per read (x402's facilitator checks the asset is a contract at each verification).
+    probe: check,
     register(facilitator: x402Facilitator) {
       registerExactEvmScheme(facilitator, { signer, networks: BASE_NETWORK });
     },
@@ -181,10 +182,10 @@ export function baseExactRail(
           if (verified?.ok) batcher.expect(verified.authorization);
           return verified;
         },
-        settle(payload, ready) {
+        settle(payload, ready, early) {
           const authorization = readEip3009(payload);
           if (authorization === null || authorization === "malformed") throw new Error("a claimed payment no longer reads as an EIP-3009 authorization");
-          return batcher.settle(authorization, ready);
+          return batcher.settleEarly(authorization, ready ?? Promise.resolve(true), early ?? (() => Promise.resolve(false)));
         },
       },
     }),

@@ -3,7 +3,7 @@ import { authorizationTypes } from "@x402/evm";
 import { getAddress, hashTypedData, type Address, type Hex } from "viem";
 import type { Eip3009Authorization } from "./mpp/method.js";
 import { eip3009Terms, type Eip3009Terms } from "./eip3009-terms.js";
-import type { AnyPaymentPayload } from "./rail.js";
+import type { AnyPaymentPayload } from "./payload.js";
 
 /** What a verification without the chain concluded. */
 export type LocalVerdict =
@@ -62,25 +62,45 @@ export function readEip3009(payload: AnyPaymentPayload): Eip3009Authorization | 
  * of the offer were matched already (x402/match.ts). What the facilitator asks the chain
  * (balance, nonce unused, token name and version) is asked once per batch by the batch's
  * simulation, and the chain's own result of each transfer is final.
+ *
+ * A 65-byte signature that does not recover to `from` is refused here: it never reaches the
+ * facilitator or the chain's RPC, so junk payments cannot spend the RPC quota. (A contract
+ * wallet signing with one 65-byte ECDSA signature is refused with it; smart wallets sign
+ * ERC-1271 / ERC-6492 signatures of other lengths.) Those other lengths cannot be decided
+ * without the chain: their terms are checked here, and only payments whose terms hold go to
+ * the facilitator.
  */
-export async function verifyEip3009Locally(payload: AnyPaymentPayload, requirement: Eip3009Requirement, chainId: number, recover: Recover): Promise<LocalVerdict> {
+export async function verifyEip3009Locally(
+  payload: AnyPaymentPayload,
+  requirement: Eip3009Requirement,
+  chainId: number,
+  recover: Recover,
+  domain?: { name: string; version: string; verifyingContract: Address },
+): Promise<LocalVerdict> {
   const authorization = readEip3009(payload);
-  if (authorization === null) return null;
   if (authorization === "malformed") return { ok: false, code: "payment_invalid_header", detail: "a field of the payment's authorization is malformed" };
-  const name = requirement.extra?.["name"];
-  const version = requirement.extra?.["version"];
-  if (typeof name !== "string" || typeof version !== "string") return null;
+  if (authorization === null) {
+    const terms = eip3009Terms(payload);
+    return (terms && termsRefusal({ ...terms, to: getAddress(terms.to) }, requirement)) ?? null;
+  }
+  const name = domain?.name ?? requirement.extra?.["name"];
+  const version = domain?.version ?? requirement.extra?.["version"];
+  if (typeof name !== "string" || typeof version !== "string") return termsRefusal(authorization, requirement) ?? null;
 
-  const digest = transferAuthorizationDigest({ name, version, chainId, verifyingContract: getAddress(requirement.asset) }, authorization);
-  // Not the payer's EOA key: perhaps a contract wallet (ERC-1271) that signs with 65 bytes too.
-  // The facilitator asks the chain; a forged signature is refused there.
-  if ((await recover(digest, authorization.signature)) !== authorization.from) return null;
+  const digest = transferAuthorizationDigest({ name, version, chainId, verifyingContract: domain?.verifyingContract ?? getAddress(requirement.asset) }, authorization);
   // In the facilitator's order: the signature first, then the terms it signed.
-  if (authorization.to !== getAddress(requirement.payTo)) return { ok: false, code: "payment_pay_to_mismatch", detail: "the authorization pays another recipient" };
+  if ((await recover(digest, authorization.signature)) !== authorization.from)
+    return { ok: false, code: "payment_invalid_signature", detail: "the authorization is not signed by its payer" };
+  return termsRefusal(authorization, requirement) ?? { ok: true, authorization };
+}
+
+/** The refusal of an authorization's terms (recipient, validity window, amount), or null when they hold. */
+function termsRefusal(a: Pick<Eip3009Terms, "to" | "value" | "validAfter" | "validBefore">, requirement: Eip3009Requirement): LocalVerdict {
+  if (getAddress(a.to) !== getAddress(requirement.payTo)) return { ok: false, code: "payment_pay_to_mismatch", detail: "the authorization pays another recipient" };
   const now = BigInt(Math.floor(Date.now() / 1000));
-  if (authorization.validBefore < now + VALID_BEFORE_MARGIN_SECONDS) return { ok: false, code: "payment_expired", detail: "the authorization has expired or lapses within seconds" };
-  if (authorization.validAfter > now) return { ok: false, code: "payment_expired", detail: "the authorization is not valid yet" };
+  if (a.validBefore < now + VALID_BEFORE_MARGIN_SECONDS) return { ok: false, code: "payment_expired", detail: "the authorization has expired or lapses within seconds" };
+  if (a.validAfter > now) return { ok: false, code: "payment_expired", detail: "the authorization is not valid yet" };
   const price = requirement.amount ?? requirement.maxAmountRequired;
-  if (price === undefined || authorization.value !== BigInt(price)) return { ok: false, code: "payment_amount_mismatch", detail: "the authorization is not for the price" };
-  return { ok: true, authorization };
+  if (price === undefined || a.value !== BigInt(price)) return { ok: false, code: "payment_amount_mismatch", detail: "the authorization is not for the price" };
+  return null;
 }

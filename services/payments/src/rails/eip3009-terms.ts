@@ -1,6 +1,6 @@
 import type { Address, Hex } from "viem";
 import type { Eip3009Authorization } from "./mpp/method.js";
-import type { AnyPaymentPayload } from "./rail.js";
+import type { AnyPaymentPayload } from "./payload.js";
 
 /** What an EIP-3009 TransferWithAuthorization signs: the authorization without its signature. */
 export type Eip3009Terms = Omit<Eip3009Authorization, "signature">;

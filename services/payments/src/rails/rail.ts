@@ -1,19 +1,12 @@
 import type { Rail } from "@board/proto";
 import type { FacilitatorClient, ResourceConfig } from "@x402/core/server";
-import type { Network, PaymentPayload, PaymentRequirements, SchemeNetworkServer } from "@x402/core/types";
+import type { Network, PaymentRequirements, SchemeNetworkServer } from "@x402/core/types";
+import type { AnyPaymentPayload } from "./payload.js";
 import type { x402Facilitator } from "@x402/core/facilitator";
 import type { LocalVerdict, Eip3009Requirement } from "./eip3009-local-verify.js";
-import type { SettlementOutcome } from "./mpp/server-method.js";
+import type { BatchOutcome } from "../settlement/batcher.js";
+import type { RailNotes } from "./rail-watch.js";
 
-/** A v1 payload (x402-fetch 1.x): scheme and network on the payload itself, no `accepted`. */
-export interface PaymentPayloadV1 {
-  x402Version: 1;
-  scheme: string;
-  network: string;
-  payload: Record<string, unknown>;
-}
-
-export type AnyPaymentPayload = PaymentPayload | PaymentPayloadV1;
 
 /**
  * One x402 rail: how its offer is built, who verifies and settles it, and what makes one of
@@ -38,11 +31,12 @@ export interface X402Rail {
   /** Whether an offer (one of ours) belongs to this rail. */
   owns(requirement: PaymentRequirements): boolean;
   /**
-   * Asks its backend (its chain's RPC, algod, Circle's Gateway) for a sign of life; rejects
-   * while it does not answer. The rail is offered only once this resolved (rail-watch.ts).
-   * Absent: nothing to ask, offered at once.
+   * Asks its backend (its chain's RPC, algod, Circle's Gateway) and checks what the rail needs
+   * of it (its chain, its asset, the facilitator's funds); rejects while the backend does not
+   * answer, or with RailCheckFailed when it lacks something. The rail is offered only once this
+   * resolved (rail-watch.ts), with what it says of itself. Absent: nothing to ask, offered at once.
    */
-  probe?(): Promise<void>;
+  probe?(): Promise<RailNotes | void>;
   /** Registers its scheme facilitator(s) on our own facilitator; absent when settled elsewhere. */
   register?(facilitator: x402Facilitator): void;
   /** Verifies and settles its payments: our facilitator, or the rail's own client. */
@@ -65,9 +59,10 @@ export interface X402Rail {
     verify(payload: AnyPaymentPayload, requirement: Eip3009Requirement): Promise<LocalVerdict>;
     /**
      * A definite outcome, or throws: SettlementNotSent (nothing left), SettlementUnknown (the
-     * claim stays open). `ready`: whether it may go on chain (SettlementBatcher.settle).
+     * claim stays open). `ready`: whether it may go on chain; `early`, asked once its batch is
+     * broadcast and unmined: whether it may be answered now (SettlementBatcher.settleEarly).
      */
-    settle(payload: AnyPaymentPayload, ready?: Promise<boolean>): Promise<SettlementOutcome>;
+    settle(payload: AnyPaymentPayload, ready?: Promise<boolean>, early?: () => Promise<boolean>): Promise<BatchOutcome>;
   };
 }
 

@@ -7,6 +7,7 @@ import {
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
+  type Address,
   type Blockhash,
   type Signature,
 } from "@solana/kit";
@@ -17,13 +18,21 @@ import { SOLANA_MAINNET_CAIP2, TOKEN_2022_PROGRAM_ADDRESS, TOKEN_PROGRAM_ADDRESS
 import { registerExactSvmScheme } from "@x402/svm/exact/facilitator";
 import { ExactSvmScheme as ExactSvmServer } from "@x402/svm/exact/server";
 import type { PaymentsEnv } from "../env.js";
-import type { AnyPaymentPayload, ChainOutcome, X402Rail } from "./rail.js";
+import { RailCheckFailed } from "./backend-failure.js";
+import type { AnyPaymentPayload } from "./payload.js";
+import type { ChainOutcome, X402Rail } from "./rail.js";
 
 export const SOLANA_NETWORK = SOLANA_MAINNET_CAIP2;
 /** Circle's USDC on Solana mainnet (SPL Token, 6 decimals). */
 export const SOLANA_USDC_MINT = USDC_MAINNET_ADDRESS;
 
 const TOKEN_PROGRAMS: readonly string[] = [TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM_ADDRESS];
+/**
+ * What the fee payer must hold to settle one payment: its two signatures' fees (5,000 lamports
+ * each) above the rent-exempt minimum of an account without data (890,880 lamports), which a
+ * fee payer may not fall below.
+ */
+const FEE_PAYER_MIN_LAMPORTS = 890_880n + 2n * 5_000n;
 /** SPL Token's TokenError::InsufficientFunds (the same code in Token-2022). */
 const TOKEN_ERROR_INSUFFICIENT_FUNDS = 1;
 /** What @x402/svm's exact facilitators (v2, v1) say when the transaction's simulation fails. */
@@ -210,7 +219,22 @@ export function solanaExactRail(cfg: SolanaConfig): X402Rail {
     },
     owns: (r: PaymentRequirements) => r.network === SOLANA_NETWORK && r.scheme === "exact",
     async probe() {
-      await rpc.getSlot().send();
+      // Its chain, the mint and the fee payer's lamports: three calls at once, once per bring-up.
+      const [genesis, mint, lamports] = await Promise.all([
+        rpc.getGenesisHash().send(),
+        rpc.getAccountInfo(usdcMint as Address, { encoding: "base64" }).send(),
+        rpc.getBalance(key.address as Address).send(),
+      ]);
+      // A CAIP-2 Solana network is the first 32 characters of its genesis hash.
+      if (!genesis.startsWith(SOLANA_NETWORK.slice("solana:".length)))
+        throw new RailCheckFailed("network_mismatch", "its RPC serves another cluster than Solana mainnet: point SOLANA_RPC_URL at mainnet", { genesis_hash: genesis, network: SOLANA_NETWORK });
+      if (!mint.value || !isTokenProgram(mint.value.owner)) throw new RailCheckFailed("asset_missing", `no USDC mint at ${usdcMint} on its cluster`, { mint: usdcMint });
+      if (lamports.value < FEE_PAYER_MIN_LAMPORTS)
+        throw new RailCheckFailed("facilitator_cannot_pay_fees", "the fee payer cannot pay one settlement's fees and stay rent-exempt: fund it", {
+          fee_payer: key.address,
+          lamports: Number(lamports.value),
+          needed_lamports: Number(FEE_PAYER_MIN_LAMPORTS),
+        });
     },
     register(facilitator: x402Facilitator) {
       // Registers the v2 scheme on mainnet and the v1 scheme on "solana" (x402-fetch 1.x).

@@ -2,6 +2,7 @@ import { Delivery } from "@board/proto";
 import type { Logger } from "@board/service-kit";
 import type { JWSSignedReceipt } from "@x402/extensions/offer-receipt";
 import type { ClaimStore } from "../claims/store.js";
+import { failureFields } from "../rails/backend-failure.js";
 import type { OfferReceipts } from "./offer-receipts.js";
 
 type ClaimRow = NonNullable<Awaited<ReturnType<ClaimStore["get"]>>>;
@@ -15,6 +16,8 @@ export interface Settled {
   payer: string;
   transaction: string;
   asset?: string | undefined;
+  /** pending: answered before its block (claims/early-answers.ts); final otherwise. */
+  settlement?: "final" | "pending" | undefined;
 }
 
 /**
@@ -34,7 +37,7 @@ export class ClaimReceipts {
     try {
       return await this.receipts.signReceipt({ ...settled, resourceUrl: this.routeUrl(row.route), amount: row.amount, commitment: commitmentOf(row) });
     } catch (err) {
-      this.log.error({ err, claim: row.id }, "receipt not signed; the read is served without one");
+      this.log.error({ ...failureFields(err), claim: row.id }, "receipt not signed; the read is served without one");
       return null;
     }
   }

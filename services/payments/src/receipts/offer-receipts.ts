@@ -31,6 +31,12 @@ export interface BoardReceiptPayload extends ReceiptPayload {
   contentHash?: string;
   commitment?: string;
   proofSeq?: number;
+  /**
+   * pending: the read was answered once its transfer was broadcast, before its block; the
+   * final receipt (settlement final) replaces it once mined. Absent on receipts signed before
+   * reads could be answered early: they were final.
+   */
+  settlement?: "final" | "pending";
 }
 
 export interface ReceiptFacts {
@@ -42,6 +48,7 @@ export interface ReceiptFacts {
   amount: string;
   asset?: string | undefined;
   commitment?: CommitmentRef | undefined;
+  settlement?: "final" | "pending" | undefined;
 }
 
 /** The extension's entry in a SettleResponse (PAYMENT-RESPONSE) or an MCP payment response. */
@@ -100,6 +107,7 @@ export class OfferReceipts {
       amount: facts.amount,
       ...(facts.asset !== undefined && { asset: facts.asset }),
       ...(facts.commitment && { contentHash: facts.commitment.content_hash, commitment: facts.commitment.commitment, proofSeq: facts.commitment.seq }),
+      settlement: facts.settlement ?? "final",
     };
     return { format: "jws", signature: await createJWS(payload, this.signer()) };
   }

@@ -1,7 +1,7 @@
 import type { KeyObject } from "node:crypto";
 import type { DidDocument } from "@board/proto";
 import type { Database, Logger } from "@board/service-kit";
-import { assertKeySize, importPrivateKeyObject, pendingSuccessor, publishedAt, signingKeyAt, successorDue, type RotationPolicy } from "@board/signing-keys";
+import { assertKeySize, importPrivateKeyObject, pendingSuccessor, publishedAt, rotationState, signingKeyAt, successorDue, type RotationPolicy } from "@board/signing-keys";
 import type { ReceiptKeyRow } from "../db/schema.js";
 import { ReceiptKeyStore, type KeyDecision } from "./key-store.js";
 
@@ -111,6 +111,11 @@ export class ReceiptKeys {
       this.privateKeys.set(row.kid, privateKey);
     }
     return { kid: this.didUrl(row.kid), privateKey };
+  }
+
+  /** Where the rotation stands now, as this replica last loaded the keys (for /metrics). */
+  rotation(): ReturnType<typeof rotationState> {
+    return rotationState(this.keys, this.opts.now(), this.policy);
   }
 
   /** The did:web document: every key ever published (newest first), each able to check what it signed. */

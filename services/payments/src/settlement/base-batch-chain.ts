@@ -2,6 +2,7 @@ import type { FacilitatorEvmSigner } from "@x402/evm";
 import type { Address, Hex, PublicClient } from "viem";
 import { nonceManager } from "viem/accounts";
 import { aggregate3Abi, MULTICALL3, type Call3, type ReceiptLog } from "./aggregate3.js";
+import { feeCache } from "./base-fees.js";
 import type { BatchChain } from "./batcher.js";
 
 /**
@@ -13,8 +14,9 @@ import type { BatchChain } from "./batcher.js";
  */
 const BATCH_BASE_GAS = 60_000n;
 const GAS_PER_TRANSFER = 100_000n;
-/** Fees are asked of the node at most this often: about one Base block. */
-const FEE_REFRESH_MS = 2_000;
+
+/** The gas limit a batch of `transfers` payments is sent with (what the facilitator must be able to pay for). */
+export const batchGasLimit = (transfers: number) => BATCH_BASE_GAS + GAS_PER_TRANSFER * BigInt(transfers);
 
 interface RawReceipt {
   status: Hex;
@@ -29,24 +31,14 @@ interface RawReceipt {
  */
 export function baseBatchChain(signer: FacilitatorEvmSigner, reader: PublicClient, chainId: number): BatchChain {
   const [account] = signer.getAddresses();
-  let feesAt = -Infinity;
-  let feesAsked: Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> | null = null;
-  const fees = () => {
-    if (!feesAsked || performance.now() - feesAt > FEE_REFRESH_MS) {
-      feesAt = performance.now();
-      feesAsked = reader.estimateFeesPerGas();
-      // A failed ask is not kept: the next batch asks again.
-      feesAsked.catch(() => (feesAsked = null));
-    }
-    return feesAsked;
-  };
+  const fees = feeCache(reader);
   const call = (calls: readonly Call3[]) => ({ address: MULTICALL3, abi: aggregate3Abi, functionName: "aggregate3" as const, args: [calls] as const, account });
   return {
     async simulate(calls) {
       return reader.readContract(call(calls));
     },
     async send(calls) {
-      const gas = BATCH_BASE_GAS + GAS_PER_TRANSFER * BigInt(calls.length);
+      const gas = batchGasLimit(calls.length);
       const { maxFeePerGas, maxPriorityFeePerGas } = await fees();
       // baseSigner's writeContract hands these to viem's as they are (the x402 signer type names only gas).
       const write = signer.writeContract as (args: Parameters<FacilitatorEvmSigner["writeContract"]>[0] & { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }) => Promise<Hex>;
@@ -57,6 +49,9 @@ export function baseBatchChain(signer: FacilitatorEvmSigner, reader: PublicClien
       if (!raw) return null;
       const logs: ReceiptLog[] = raw.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data }));
       return { status: raw.status === "0x1" ? "success" : "reverted", gasUsed: BigInt(raw.gasUsed), logs };
+    },
+    async blockNumber() {
+      return BigInt((await reader.request({ method: "eth_blockNumber" })) as Hex);
     },
     resync() {
       // The node's pending count includes a transaction it still holds, and not one it dropped.

@@ -1,4 +1,4 @@
-import { Counter, Histogram, type Metrics } from "@board/service-kit";
+import { Counter, Gauge, Histogram, type Metrics } from "@board/service-kit";
 import type { RailInstruments } from "../rails/configured.js";
 
 /** Batch sizes: powers of two up to the largest SETTLEMENT_BATCH_MAX. */
@@ -6,8 +6,8 @@ const SIZE_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 128, 256];
 
 /**
  * The settlement figures the bench and operators read off /metrics: batch sizes and outcomes,
- * gas per transferred payment (payments_settlement_gas_total / payments_settlement_transfers_total)
- * and the JSON-RPC calls made to the Base node, by method.
+ * gas per transferred payment (payments_settlement_gas_total / payments_settlement_transfers_total),
+ * the JSON-RPC calls made to the Base node, by method, and the facilitator's balance.
  */
 export function settlementInstruments(metrics: Metrics): Required<RailInstruments> {
   const registers = [metrics.registry];
@@ -17,6 +17,7 @@ export function settlementInstruments(metrics: Metrics): Required<RailInstrument
   const transfers = new Counter({ name: "payments_settlement_transfers_total", help: "Payments whose own transfer a mined batch executed", registers });
   const sent = new Counter({ name: "payments_settlement_sent_total", help: "Payments sent in a settlement batch (after its simulation)", registers });
   const calls = new Counter({ name: "payments_chain_requests_total", help: "JSON-RPC calls made to the Base node, by method", labelNames: ["method"], registers });
+  const balance = new Gauge({ name: "payments_facilitator_balance_wei", help: "The settling account's balance, in wei, as last read (at each rail check and every 30 s)", labelNames: ["network"], registers });
   return {
     onBatch(report) {
       size.observe(report.size);
@@ -26,5 +27,6 @@ export function settlementInstruments(metrics: Metrics): Required<RailInstrument
       if (report.gasUsed > 0n) gas.inc(Number(report.gasUsed));
     },
     onChainCall: (method) => calls.inc({ method }),
+    onFacilitatorBalance: (network, wei) => balance.set({ network }, Number(wei)),
   };
 }

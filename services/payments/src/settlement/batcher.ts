@@ -12,6 +12,8 @@ export interface BatchChain {
   send(calls: readonly Call3[]): Promise<Hex>;
   /** The receipt once mined, null while not. Throws when the node cannot be asked. */
   receipt(hash: Hex): Promise<{ status: "success" | "reverted"; gasUsed: bigint; logs: readonly ReceiptLog[] } | null>;
+  /** The latest block's number (never cached). Throws when the node cannot be asked. */
+  blockNumber(): Promise<bigint>;
   /**
    * After a batch whose fate is unknown: the account's next nonce is asked of the node again
    * (a transaction the node dropped would otherwise leave a gap no later one can pass).
@@ -67,15 +69,38 @@ export class SettlementUnknown extends Error {
   }
 }
 
+/**
+ * A payment answered once its transfer was simulated against the latest state and broadcast,
+ * before its block: `final` says how it ended (settled, refused, or thrown as unknown).
+ */
+export interface Broadcast {
+  ok: true;
+  pending: true;
+  transaction: Hex;
+  final: Promise<SettlementOutcome>;
+}
+
+/** What settling one payment comes to: its definite outcome, or its broadcast when it was let answer before its block. */
+export type BatchOutcome = SettlementOutcome | Broadcast;
+
 interface Waiting {
   authorization: Eip3009Authorization;
   /** Whether the payment may go on chain: its claim recorded what was served and is still open. */
   ready: Promise<boolean>;
+  /**
+   * Asked only when its batch was broadcast and the first ask for the receipt found none:
+   * whether the payment may be answered now, before its block (the caller reserves what that
+   * risks; a chain that mined at once never asks).
+   */
+  early: () => Promise<boolean>;
+  /** Answers the payment before its block (its final outcome still comes by resolve/reject). */
+  broadcast(transaction: Hex): void;
   resolve(outcome: SettlementOutcome): void;
   reject(err: Error): void;
 }
 
 const READY = Promise.resolve(true);
+const NOT_EARLY = () => Promise.resolve(false);
 
 /** A payment left out of its batch because it was not ready (its claim is not open): nothing was sent, as the claim desk says of such a claim. */
 const WITHDRAWN: SettlementOutcome = { ok: false, reason: "payment_already_used", detail: "the claim is not open; nothing was sent" };
@@ -102,7 +127,8 @@ export function nextExpectedSize(previous: number, arrivedInWindow: number, maxS
  * of the same batch asks the chain about every payment at once (balance, nonce unused,
  * validity, signature): those it refuses are answered at once and left out. After mining, each
  * payment is decided by its own call's logs. Outcomes are as the MPP method's: definite
- * (settled or refused) or thrown (SettlementNotSent, SettlementUnknown).
+ * (settled or refused) or thrown (SettlementNotSent, SettlementUnknown). On a chain without
+ * Multicall3 it is routed (`route`) to batches of one, each its own transferWithAuthorization.
  *
  * A batch closes at maxSize, at the end of its window, or as soon as it holds the expected
  * size, no payment verified here in the last window is still on its way to settlement
@@ -118,7 +144,11 @@ export class SettlementBatcher {
   private queue: Waiting[] = [];
   private timer: NodeJS.Timeout | null = null;
   private readonly inFlight = new Set<Promise<void>>();
-  /** Batches waiting for the chain (simulation, broadcast or receipt). */
+  /**
+   * Batches the chain is working on: simulated or being broadcast. One the node took and that
+   * only waits for its block no longer counts: on a chain that mines every 2 s the next batch
+   * would otherwise always wait its whole window, for nothing the node is doing.
+   */
   private onChain = 0;
   /** Arrival times (performance.now()) of the last windowMs, oldest first, from `arrivalsFrom`. */
   private arrivals: number[] = [];
@@ -128,13 +158,31 @@ export class SettlementBatcher {
   /** Payments verified here and not yet handed to settle: authorization key -> when verified. */
   private readonly awaited = new Map<string, number>();
 
+  private readonly blocks: BlockWatch;
+  /** Payments per transaction at most: settings.maxSize, or what `route` set. */
+  private maxSize: number;
+
   constructor(
-    private readonly chain: BatchChain,
+    private chain: BatchChain,
     private readonly token: Address,
     private readonly settings: BatchSettings,
     private readonly onBatch: (report: BatchReport) => void = () => undefined,
   ) {
+    this.maxSize = settings.maxSize;
     this.expected = settings.maxSize;
+    this.blocks = new BlockWatch({ blockNumber: () => this.chain.blockNumber() }, settings.receiptPollMs);
+  }
+
+  /**
+   * Settles through `chain` from now on, at most `maxSize` payments per transaction (1 on a
+   * chain without Multicall3: base-single-chain.ts). A batch already closed ends on the chain
+   * it started on.
+   */
+  route(chain: BatchChain, maxSize: number): void {
+    this.chain = chain;
+    this.maxSize = Math.max(1, Math.min(maxSize, this.settings.maxSize));
+    this.expected = Math.min(this.expected, this.maxSize);
+    if (this.queue.length >= this.maxSize) this.close();
   }
 
   /**
@@ -155,12 +203,46 @@ export class SettlementBatcher {
    * claim not open is answered).
    */
   settle(authorization: Eip3009Authorization, ready: Promise<boolean> = READY): Promise<SettlementOutcome> {
-    return new Promise((resolve, reject) => {
+    return this.settleEarly(authorization, ready, NOT_EARLY) as Promise<SettlementOutcome>;
+  }
+
+  /**
+   * As settle, and the payment may be answered as soon as its batch is broadcast (after the
+   * simulation said its transfer goes through against the latest state) and the first ask for
+   * its receipt found none, if `early` then says so; its final outcome follows in `final`.
+   */
+  settleEarly(authorization: Eip3009Authorization, ready: Promise<boolean>, early: () => Promise<boolean>): Promise<BatchOutcome> {
+    return new Promise((answer, fail) => {
+      let final!: { resolve(o: SettlementOutcome): void; reject(e: Error): void };
+      const finalOutcome = new Promise<SettlementOutcome>((resolve, reject) => (final = { resolve, reject }));
+      // Awaited by whoever was answered early; never left unhandled otherwise.
+      finalOutcome.catch(() => undefined);
+      let answered = false;
+      let settled = false;
+      const waiting: Waiting = {
+        authorization,
+        ready: ready.catch(() => false),
+        early: () => early().catch(() => false),
+        broadcast(transaction) {
+          if (settled) return;
+          answered = true;
+          answer({ ok: true, pending: true, transaction, final: finalOutcome });
+        },
+        resolve(outcome) {
+          settled = true;
+          final.resolve(outcome);
+          if (!answered) answer(outcome);
+        },
+        reject(err) {
+          final.reject(err);
+          if (!answered) fail(err);
+        },
+      };
       this.awaited.delete(awaitedKey(authorization));
       this.arrivals.push(performance.now());
-      this.queue.push({ authorization, ready: ready.catch(() => false), resolve, reject });
+      this.queue.push(waiting);
       const n = this.queue.length;
-      if (n >= this.settings.maxSize || (n >= this.expected && this.onChain === 0 && this.nothingAwaited())) this.close();
+      if (n >= this.maxSize || (n >= this.expected && this.onChain === 0 && this.nothingAwaited())) this.close();
       else this.timer ??= setTimeout(() => this.close(), this.settings.windowMs);
     });
   }
@@ -198,19 +280,23 @@ export class SettlementBatcher {
   private close(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    const batch = this.queue;
+    const queued = this.queue;
     this.queue = [];
-    if (batch.length === 0) return;
+    if (queued.length === 0) return;
     // A batch its window closed holds that window's demand (its first arrival is a window old by now).
-    this.expected = nextExpectedSize(this.expected, Math.max(batch.length, this.arrivedInWindow()), this.settings.maxSize);
-    const run = this.run(batch).finally(() => this.inFlight.delete(run));
-    this.inFlight.add(run);
+    this.expected = nextExpectedSize(this.expected, Math.max(queued.length, this.arrivedInWindow()), this.maxSize);
+    // More than a transaction carries only after `route` lowered it: one batch per transaction's worth.
+    for (let i = 0; i < queued.length; i += this.maxSize) {
+      const chain = this.chain;
+      const run = this.run(queued.slice(i, i + this.maxSize), chain).finally(() => this.inFlight.delete(run));
+      this.inFlight.add(run);
+    }
   }
 
-  private async run(batch: Waiting[]): Promise<void> {
+  private async run(batch: Waiting[], chain: BatchChain): Promise<void> {
     const report: BatchReport = { size: batch.length, sent: 0, transferred: 0, outcome: "not_sent", gasUsed: 0n, transaction: null };
     try {
-      await this.settleBatch(batch, report);
+      await this.settleBatch(batch, report, chain);
     } catch (err) {
       // A fault of our own code: nobody may wait forever, and the outcome is not known.
       const unknown = new SettlementUnknown(`settlement failed: ${(err as Error).message}`, report.transaction);
@@ -221,13 +307,18 @@ export class SettlementBatcher {
     }
   }
 
-  private async settleBatch(batch: Waiting[], report: BatchReport): Promise<void> {
+  private async settleBatch(batch: Waiting[], report: BatchReport, chain: BatchChain): Promise<void> {
     let answer: () => void;
     this.onChain++;
+    let counted = true;
+    const broadcast = () => {
+      if (counted) this.onChain--;
+      counted = false;
+    };
     try {
-      answer = await this.askChain(batch, report);
+      answer = await this.askChain(batch, report, broadcast, chain);
     } finally {
-      this.onChain--;
+      broadcast();
     }
     answer();
   }
@@ -236,13 +327,14 @@ export class SettlementBatcher {
    * The batch's chain work: simulation (refusals answered at once), broadcast, receipt. Gives
    * back how the payments sent are answered, once the chain has nothing more to say.
    */
-  private async askChain(batch: Waiting[], report: BatchReport): Promise<() => void> {
+  private async askChain(batch: Waiting[], report: BatchReport, broadcast: () => void, chain: BatchChain): Promise<() => void> {
     const calls = batch.map((w) => transferCall(this.token, w.authorization));
     let results, readiness;
     try {
-      [results, readiness] = await Promise.all([this.chain.simulate(calls), Promise.all(batch.map((w) => w.ready))]);
+      [results, readiness] = await Promise.all([chain.simulate(calls), Promise.all(batch.map((w) => w.ready))]);
     } catch (err) {
-      const notSent = new SettlementNotSent(`the chain could not be asked: ${(err as Error).message}`);
+      // The chain's error stays its cause, not its text: viem's messages carry the RPC URL and its key.
+      const notSent = new SettlementNotSent("the chain could not be asked", { cause: err });
       return () => batch.forEach((w) => w.reject(notSent));
     }
     const go: Waiting[] = [];
@@ -263,20 +355,24 @@ export class SettlementBatcher {
 
     let hash: Hex;
     try {
-      hash = await this.chain.send(sending);
+      hash = await chain.send(sending);
     } catch (err) {
       // The node may have taken it before the error: unknown, reconciliation reads each authorization.
       report.outcome = "unknown";
-      this.chain.resync();
+      chain.resync();
       const unknown = new SettlementUnknown(`the settlement batch may have been sent: ${(err as Error).message}`, null);
       return () => go.forEach((w) => w.reject(unknown));
     }
     report.transaction = hash;
+    broadcast();
 
-    const receipt = await this.awaitReceipt(hash);
+    // The node took it. Those let answer before their block are answered once the first ask
+    // for its receipt finds none (a chain that mined it at once answers them final; a node that
+    // fails that ask leaves them waiting for the outcome).
+    const receipt = await this.awaitReceipt(chain, hash, () => go.forEach((w) => void w.early().then((yes) => yes && w.broadcast(hash))));
     if (!receipt) {
       report.outcome = "unknown";
-      this.chain.resync();
+      chain.resync();
       const unknown = new SettlementUnknown(`no receipt for ${hash}: not mined within ${this.settings.receiptTimeoutMs} ms, or the node does not answer`, hash);
       return () => go.forEach((w) => w.reject(unknown));
     }
@@ -301,19 +397,87 @@ export class SettlementBatcher {
    * RECEIPT_LOOKUP_ATTEMPTS times in a row ends the wait at once: the outcome is unknown, and
    * reconciliation reads each authorization later.
    */
-  private async awaitReceipt(hash: Hex) {
+  private async awaitReceipt(chain: BatchChain, hash: Hex, notYet: () => void) {
     const deadline = performance.now() + this.settings.receiptTimeoutMs;
     let failures = 0;
-    for (;;) {
+    let block: bigint | null = null;
+    for (let asked = 0; ; asked++) {
+      let unmined = false;
       try {
-        const receipt = await this.chain.receipt(hash);
+        const receipt = await chain.receipt(hash);
         if (receipt) return receipt;
+        unmined = true;
         failures = 0;
       } catch {
         if (++failures >= RECEIPT_LOOKUP_ATTEMPTS) return null;
       }
+      // The node answered that it is not mined yet: those let answer early may be (a node that
+      // fails to answer is no ground to serve before the block).
+      if (asked === 0 && unmined) notYet();
       if (performance.now() + this.settings.receiptPollMs > deadline) return null;
-      await sleep(this.settings.receiptPollMs);
+      if (!unmined) {
+        await sleep(this.settings.receiptPollMs);
+        continue;
+      }
+      // Not mined: asked again once a new block is there, one watch of the block number for
+      // every batch waiting (a 2 s chain would otherwise be asked for each batch's receipt
+      // every poll, about twenty times per block per batch in flight).
+      const next = await this.blocks.after(block, deadline);
+      if (next === "failed") return null;
+      if (next === "deadline") return null;
+      block = next;
+    }
+  }
+}
+
+/**
+ * The chain's block number, watched by one poll every `pollMs` while anyone waits for a block
+ * after a given one. `after(null)` waits for the next block from now.
+ */
+class BlockWatch {
+  private waiters: { after: bigint | null; resolve(r: bigint | "failed" | "deadline"): void; deadline: number }[] = [];
+  private polling = false;
+  private latest: bigint | null = null;
+
+  constructor(
+    private readonly chain: Pick<BatchChain, "blockNumber">,
+    private readonly pollMs: number,
+  ) {}
+
+  /** The first block number past `after` (past the one seen now, when null); "deadline" past `deadline`, "failed" when the node stopped answering. */
+  after(after: bigint | null, deadline: number): Promise<bigint | "failed" | "deadline"> {
+    return new Promise((resolve) => {
+      this.waiters.push({ after: after ?? this.latest, resolve, deadline });
+      if (!this.polling) void this.poll();
+    });
+  }
+
+  private async poll(): Promise<void> {
+    this.polling = true;
+    let failures = 0;
+    try {
+      while (this.waiters.length > 0) {
+        await sleep(this.pollMs);
+        let block: bigint | null = null;
+        try {
+          block = await this.chain.blockNumber();
+          failures = 0;
+        } catch {
+          failures++;
+        }
+        const now = performance.now();
+        const waiting = this.waiters;
+        this.waiters = [];
+        for (const w of waiting) {
+          if (block !== null && (w.after === null || block > w.after)) w.resolve(block);
+          else if (failures >= RECEIPT_LOOKUP_ATTEMPTS) w.resolve("failed");
+          else if (now + this.pollMs > w.deadline) w.resolve("deadline");
+          else this.waiters.push(w.after === null && block !== null ? { ...w, after: block } : w);
+        }
+        if (block !== null) this.latest = block;
+      }
+    } finally {
+      this.polling = false;
     }
   }
 }

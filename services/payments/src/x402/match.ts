@@ -1,6 +1,6 @@
 import type { ErrorCode } from "@board/proto";
 import type { PaymentPayload } from "@x402/core/types";
-import type { PaymentPayloadV1 } from "../rails/rail.js";
+import type { PaymentPayloadV1 } from "../rails/payload.js";
 import type { Offer } from "./offer-book.js";
 
 export type Match = { ok: true; offer: Offer } | { ok: false; code: ErrorCode; detail: string };

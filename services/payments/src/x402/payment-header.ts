@@ -1,7 +1,7 @@
 import { Base64EncodedRegex, safeBase64Decode } from "@x402/core/utils";
 import { parsePaymentPayload, PaymentPayloadV1Schema } from "@x402/core/schemas";
 import type { PaymentPayload } from "@x402/core/types";
-import type { PaymentPayloadV1 } from "../rails/rail.js";
+import type { PaymentPayloadV1 } from "../rails/payload.js";
 
 export type DecodedPayment = { version: 2; payload: PaymentPayload } | { version: 1; payload: PaymentPayloadV1 };
 

@@ -119,6 +119,7 @@ describe("receipt keys: payments' own, rotated, published for good", () => {
       contentHash: commitment.content_hash,
       commitment: commitment.commitment,
       proofSeq: 7,
+      settlement: "final",
     });
     await expect(verifyReceiptSignatureJWS(tampered(receipt), jwk)).rejects.toThrow();
   });

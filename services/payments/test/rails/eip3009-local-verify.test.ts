@@ -116,9 +116,9 @@ describe("verifyEIP3009Locally agrees with x402's facilitator", () => {
 
   const cases: [string, () => Promise<PaymentPayload>, string | null][] = [
     ["valid", () => payment(), "ok"],
-    ["signed by another key", () => payment({ signer: stranger }), null],
-    ["value altered after signing", () => payment({ sent: { value: "4999" } }), null],
-    ["to altered after signing", () => payment({ sent: { to: stranger.address } }), null],
+    ["signed by another key", () => payment({ signer: stranger }), "payment_invalid_signature"],
+    ["value altered after signing", () => payment({ sent: { value: "4999" } }), "payment_invalid_signature"],
+    ["to altered after signing", () => payment({ sent: { to: stranger.address } }), "payment_invalid_signature"],
     ["signed to another recipient", () => payment({ signed: { to: stranger.address } }), "payment_pay_to_mismatch"],
     ["validBefore passed", () => payment({ signed: { validBefore: now() - 10n } }), "payment_expired"],
     ["validBefore within 6 s", () => payment({ signed: { validBefore: now() + 3n } }), "payment_expired"],
@@ -160,6 +160,18 @@ describe("verifyEIP3009Locally agrees with x402's facilitator", () => {
     for (const extra of ["00", "ab".repeat(32)]) {
       const p = await payment({ signature: (s) => `${s}${extra}` as Hex });
       expect(await localVerdict(p)).toBeNull();
+    }
+  });
+
+  it("a signature longer than 65 bytes whose terms do not hold is refused here, never asked of the facilitator", async () => {
+    const cases: [Parameters<typeof payment>[0], string][] = [
+      [{ signed: { to: stranger.address } }, "payment_pay_to_mismatch"],
+      [{ signed: { validBefore: now() - 10n } }, "payment_expired"],
+      [{ signed: { value: PRICE + 1n } }, "payment_amount_mismatch"],
+    ];
+    for (const [opts, code] of cases) {
+      const p = await payment({ ...opts, signature: (s) => `${s}00` as Hex });
+      expect(summary(await localVerdict(p))).toBe(code);
     }
   });
 

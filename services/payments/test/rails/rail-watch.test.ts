@@ -3,8 +3,8 @@ import type { AddressInfo } from "node:net";
 import { PaymentRails, type RailName } from "@board/proto";
 import { createLogger } from "@board/service-kit";
 import { afterEach, describe, expect, it } from "vitest";
-import { causeOf, reasonOf } from "../../src/rails/backend-failure.js";
-import { RailWatch, type WatchedRail } from "../../src/rails/rail-watch.js";
+import { causeOf, RailCheckFailed, reasonOf } from "../../src/rails/backend-failure.js";
+import { RailWatch, type RailNotes, type WatchedRail } from "../../src/rails/rail-watch.js";
 
 const FAST = { initialMs: 5, maxMs: 20, jitter: 0 };
 
@@ -55,7 +55,13 @@ describe("RailWatch", () => {
     base.up = true;
     await w.start([base, switchable("batched"), { name: "mpp", bringUp: () => Promise.resolve() }]);
     const report = PaymentRails.parse(w.report());
-    expect(report).toEqual({ mode: "development", rails: { base: "live", solana: "off", algorand: "off", batched: "down", mpp: "live" } });
+    expect(report).toEqual({
+      mode: "development",
+      rails: { base: "live", solana: "off", algorand: "off", batched: "down", mpp: "live" },
+      reasons: { batched: "backend_unreachable" },
+      warnings: {},
+      settlement: {},
+    });
     expect(w.isLive("base")).toBe(true);
     expect(w.isLive("batched")).toBe(false);
     // Live at the first ask is the start line's to say (start.ts); a rail down is said at once, with its reason.
@@ -88,7 +94,12 @@ describe("RailWatch", () => {
     // Retries that changed nothing are debug lines, their waits doubling to the cap.
     const waits = lines.filter((l) => l["level"] === 20).map((l) => l["retry_in_ms"]);
     expect(waits.slice(0, 3)).toEqual([10, 20, 20]);
-    expect(changes.map((c) => c.rails.batched)).toEqual(["down", "live"]);
+    // Down from the start (not offered yet), then down with its reason once asked, then live: each a change, retries none.
+    expect(changes.map((c) => [c.rails.batched, c.reasons?.batched])).toEqual([
+      ["down", undefined],
+      ["down", "backend_unreachable"],
+      ["live", undefined],
+    ]);
     const asked = batched.asks;
     await new Promise((r) => setTimeout(r, 60));
     expect(batched.asks).toBe(asked); // a live rail is not asked again
@@ -117,6 +128,100 @@ describe("RailWatch", () => {
   });
 });
 
+describe("RailWatch and what a rail's check finds", () => {
+  const wrongChain = () => new RailCheckFailed("network_mismatch", "its RPC serves chain 31337, not the configured network's (8453)", { chain_id: 31337, expected_chain_id: 8453 });
+
+  it("a check that fails is down with its own reason and a line that says what to fix, with what it found; asked again, live once the check passes", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const changes: PaymentRails[] = [];
+    const w = watch({ lines, changes });
+    let fixed = false;
+    const base: WatchedRail = {
+      name: "base",
+      bringUp: async () => {
+        if (!fixed) throw wrongChain();
+        return { settlement: "batched" } satisfies RailNotes;
+      },
+    };
+    await w.start([base]);
+    expect(PaymentRails.parse(w.report())).toMatchObject({ rails: { base: "down" }, reasons: { base: "network_mismatch" }, warnings: {}, settlement: {} });
+    const down = lines.find((l) => l["state"] === "down");
+    expect(down).toMatchObject({ level: 40, rail: "base", reason: "network_mismatch", chain_id: 31337, expected_chain_id: 8453, retry_in_ms: 5 });
+    expect(down?.["msg"]).toBe("payment rail down: its RPC serves chain 31337, not the configured network's (8453)");
+    fixed = true;
+    await until(() => w.isLive("base"));
+    expect(w.report()).toMatchObject({ rails: { base: "live" }, reasons: {}, settlement: { base: "batched" } });
+    expect(lines.filter((l) => l["level"] !== 20).map((l) => [l["state"], l["reason"]])).toEqual([
+      ["down", "network_mismatch"],
+      ["live", "backend_answered"],
+    ]);
+    expect(changes.map((c) => [c.rails.base, c.reasons?.base])).toEqual([
+      ["down", undefined],
+      ["down", "network_mismatch"],
+      ["live", undefined],
+    ]);
+  });
+
+  it("a rail that comes up with warnings and an unbatched settlement says so in its report", async () => {
+    const w = watch();
+    await w.start([{ name: "base", bringUp: async () => ({ settlement: "unbatched", warnings: ["multicall3_missing"] }) }]);
+    expect(PaymentRails.parse(w.report())).toMatchObject({ rails: { base: "live" }, warnings: { base: ["multicall3_missing"] }, settlement: { base: "unbatched" } });
+  });
+
+  it("a reason that changes while down is news (one line each); the same reason again is not", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const w = watch({ lines });
+    const failures = [new TypeError("fetch failed"), wrongChain(), wrongChain(), wrongChain()];
+    let asks = 0;
+    await w.start([{ name: "base", bringUp: async () => {
+      throw failures[Math.min(asks++, failures.length - 1)];
+    } }]);
+    await until(() => asks >= 4);
+    expect(lines.filter((l) => l["level"] !== 20).map((l) => l["reason"])).toEqual(["backend_unreachable", "network_mismatch"]);
+    expect(w.report().reasons).toEqual({ base: "network_mismatch" });
+  });
+
+  it("takeDown: a live rail found lacking is down at once with the reason, not offered, and brought up again on the backoff", async () => {
+    const lines: Record<string, unknown>[] = [];
+    const w = watch({ lines });
+    let funded = true;
+    let asks = 0;
+    await w.start([{ name: "mpp", bringUp: async () => {
+      asks++;
+      if (!funded) throw new RailCheckFailed("facilitator_cannot_pay_fees", "the facilitator cannot pay for one settlement transaction: fund it", { balance_eth: "0" });
+    } }]);
+    expect(w.isLive("mpp")).toBe(true);
+    funded = false;
+    w.takeDown("mpp", new RailCheckFailed("facilitator_cannot_pay_fees", "the facilitator cannot pay for one settlement transaction: fund it", { balance_eth: "0" }));
+    expect(w.isLive("mpp")).toBe(false);
+    expect(w.report().reasons).toEqual({ mpp: "facilitator_cannot_pay_fees" });
+    expect(lines.find((l) => l["state"] === "down")).toMatchObject({ level: 40, rail: "mpp", reason: "facilitator_cannot_pay_fees", balance_eth: "0" });
+    await until(() => asks >= 3);
+    expect(w.isLive("mpp")).toBe(false);
+    funded = true;
+    await until(() => w.isLive("mpp"));
+    // A rail that is down is not taken down again (its own retries are under way); one not watched is ignored.
+    w.takeDown("solana", new RailCheckFailed("facilitator_cannot_pay_fees", "x"));
+    expect(w.report().rails.solana).toBe("off");
+  });
+
+  it("warn sets and clears a live rail's warning, telling each change once", async () => {
+    const changes: PaymentRails[] = [];
+    const w = watch({ changes });
+    await w.start([{ name: "base", bringUp: async () => ({ settlement: "batched", warnings: [] }) }]);
+    const before = changes.length;
+    w.warn("base", "facilitator_balance_low", true);
+    w.warn("base", "facilitator_balance_low", true);
+    expect(w.report().warnings).toEqual({ base: ["facilitator_balance_low"] });
+    w.warn("base", "facilitator_balance_low", false);
+    expect(w.report().warnings).toEqual({});
+    expect(changes.length - before).toBe(2);
+    // Not configured: nothing to warn about.
+    w.warn("algorand", "facilitator_balance_low", true);
+    expect(w.report().warnings).toEqual({});
+  });
+});
+
 describe("reasonOf and causeOf", () => {
   it("tells a backend that is not there from one that answered wrongly, without its text", async () => {
     // A port with nothing listening: real fetch, real refusal.
@@ -132,5 +237,6 @@ describe("reasonOf and causeOf", () => {
     expect(reasonOf(answered)).toBe("backend_error");
     expect(causeOf(answered)).toEqual({ http_status: 503 });
     expect(reasonOf(Object.assign(new Error("The request took too long"), { name: "TimeoutError" }))).toBe("backend_timeout");
+    expect(reasonOf(new RailCheckFailed("token_domain_mismatch", "another domain"))).toBe("token_domain_mismatch");
   });
 });

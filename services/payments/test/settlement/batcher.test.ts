@@ -377,6 +377,70 @@ describe("SettlementBatcher on a local chain", () => {
     }
   });
 
+  it("answers before the block: a payment let answer early resolves once its batch is broadcast and unmined, its final outcome following the block", async () => {
+    const payTo = newAddress();
+    const [early, waiting] = await funded(2, payTo);
+    await rpc.request({ method: "evm_setAutomine" as never, params: [false] as never });
+    try {
+      const b = batcher({ maxSize: 2, receiptPollMs: 20 });
+      const first = b.settleEarly(early!, Promise.resolve(true), () => Promise.resolve(true));
+      const second = b.settleEarly(waiting!, Promise.resolve(true), () => Promise.resolve(false));
+      const answered = await first;
+      expect(answered).toMatchObject({ ok: true, pending: true, transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+      if (!("pending" in answered)) throw new Error("not answered early");
+      // Broadcast, not mined: nothing moved yet, and the one not let answer early still waits.
+      expect(await used(early!)).toBe(false);
+      let secondDone = false;
+      void second.then(() => (secondDone = true));
+      await sleep(100);
+      expect(secondDone).toBe(false);
+      await rpc.request({ method: "evm_mine" as never, params: [] as never });
+      expect(await answered.final).toEqual({ ok: true, transaction: answered.transaction });
+      expect(await second).toEqual({ ok: true, transaction: answered.transaction });
+      expect(await chain.balanceOf(payTo)).toBe(2n * VALUE);
+    } finally {
+      await rpc.request({ method: "evm_setAutomine" as never, params: [true] as never });
+    }
+  });
+
+  it("a chain that mines at once answers an early payment final: its receipt was there at the first ask", async () => {
+    const payTo = newAddress();
+    const [a] = await funded(1, payTo);
+    const outcome = await batcher({ maxSize: 1 }).settleEarly(a!, Promise.resolve(true), () => Promise.resolve(true));
+    expect(outcome).toEqual({ ok: true, transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+  });
+
+  it("an early payment whose transfer fails in its block (the payer spent the balance first) is answered early, then its final outcome says it failed", async () => {
+    const payTo = newAddress();
+    const account = await payer(VALUE);
+    const a = await authorize(account, payTo);
+    await rpc.request({ method: "evm_setAutomine" as never, params: [false] as never });
+    try {
+      const answered = await batcher({ maxSize: 1, receiptPollMs: 20 }).settleEarly(a, Promise.resolve(true), () => Promise.resolve(true));
+      if (!("pending" in answered)) throw new Error("not answered early");
+      // The payer moves its whole balance away with a higher tip: mined before the settlement.
+      const spender = createWalletClient({ account, chain: chain.chain, transport: http(chain.rpcUrl) });
+      await rpc.request({ method: "hardhat_setBalance" as never, params: [account.address, "0x56bc75e2d63100000"] as never });
+      await spender.writeContract({
+        address: chain.usdc,
+        abi: eip3009TokenAbi,
+        functionName: "transfer",
+        args: [newAddress(), VALUE],
+        // Given, not estimated: the node estimates against its pending block, where the settlement already spent the balance.
+        gas: 100_000n,
+        maxPriorityFeePerGas: 50_000_000_000n,
+        maxFeePerGas: 100_000_000_000n,
+      });
+      await rpc.request({ method: "evm_mine" as never, params: [] as never });
+      const final = await answered.final;
+      expect(final).toMatchObject({ ok: false, reason: "payment_settlement_failed", transaction: answered.transaction });
+      expect(await used(a)).toBe(false);
+      expect(await chain.balanceOf(payTo)).toBe(0n);
+    } finally {
+      await rpc.request({ method: "evm_setAutomine" as never, params: [true] as never });
+    }
+  });
+
   it("a chain that cannot be asked: SettlementNotSent, nothing sent", async () => {
     const payTo = newAddress();
     const a = await authorize(await payer(VALUE), payTo);
