@@ -77,6 +77,8 @@ export function startSchedule(opts: {
   refreshMinutes: number;
   log: Logger;
   lastPublished: () => Promise<Date | null>;
+  /** Told each slot the schedule waits for (for /metrics: a slot long past means it is stuck). */
+  onNextScan?: (at: Date) => void;
 }): { stop(): Promise<void>; ready: Promise<void> } {
   const abort = new AbortController();
   const run = async (slot: ScanSlot) => {
@@ -94,6 +96,7 @@ export function startSchedule(opts: {
     await ready;
     while (!abort.signal.aborted) {
       const next = nextScanAt(opts.clock.now(), opts.refreshMinutes);
+      opts.onNextScan?.(next);
       await opts.clock.sleepUntil(next, abort.signal);
       if (abort.signal.aborted) break;
       await run(slotAt(next));

@@ -3,7 +3,7 @@
 // before it leaves.
 
 import { addTradingDays, formatNewYork, formatPacific, MORNING_LEAD_MINUTES, previousSession } from "@board/market-calendar";
-import { BOOK_ORDER, DISCLAIMER, PRODUCT, Snapshot } from "@board/proto";
+import { BOOK_ORDER, DISCLAIMER, PRODUCT, Snapshot, type ProviderInfo } from "@board/proto";
 import { addDays, utcDateOf } from "./market/days.js";
 import type { MarketDataProvider } from "./market/provider.js";
 import { DEFAULT_REFRESH_MINUTES } from "./schedule.js";
@@ -26,7 +26,40 @@ export type SnapshotOptions = {
   historyBars?: number;
   /** Minutes between market-hours scans, published in the live rules; default DEFAULT_REFRESH_MINUTES. */
   refreshMinutes?: number;
+  /**
+   * Every name's bars from the last scans that had them, kept by the caller across scans: a name the
+   * provider does not give this time is scored on them, marked stale (see collectBars). Updated here.
+   */
+  lastKnown?: Map<string, NameBars>;
 };
+
+/** At most this share of the universe may be on last known bars; more and the scan is refused. */
+export const MAX_STALE_SHARE = 0.02;
+/** An equity whose last daily bar is more than this many sessions behind the scan is not trading (delisted, renamed). */
+const RECENT_SESSIONS = 5;
+
+/** Why a name has no fresh bars in a scan. */
+export type MissingReason = "read_failed" | "too_few_bars" | "no_recent_bars";
+export type MissingName = { sym: string; reason: MissingReason; detail: string };
+
+/**
+ * A scan refused because the provider gave too little: `vendor_unavailable` when its whole-market
+ * requests failed, `vendor_incomplete` when too many names (or one with nothing to fall back on)
+ * are missing. The last published board stays.
+ */
+export class ScanIncomplete extends Error {
+  constructor(
+    readonly reason: "vendor_unavailable" | "vendor_incomplete",
+    message: string,
+    readonly missing: readonly MissingName[] = [],
+  ) {
+    super(message);
+    this.name = "ScanIncomplete";
+  }
+}
+
+/** The collected bars, and the names scored on last known bars. */
+export type CollectedBars = Map<string, NameBars> & { stale?: readonly MissingName[] };
 
 async function barsOf(e: UniverseEntry, o: SnapshotOptions, count: number): Promise<NameBars> {
   const { provider, at, intraday, asofDaily } = o;
@@ -53,11 +86,76 @@ async function barsOf(e: UniverseEntry, o: SnapshotOptions, count: number): Prom
   return { bars: [...bars, bar], partial: true };
 }
 
-/** Every name's bars for the scan, keyed by symbol. */
-export async function collectBars(o: SnapshotOptions): Promise<Map<string, NameBars>> {
+/** Why `got` cannot be scored as `e`'s bars this scan, or null when it can. */
+function unusable(e: UniverseEntry, got: NameBars, o: SnapshotOptions): MissingName | null {
+  const last = (got.partial ? got.bars.slice(0, -1) : got.bars).at(-1);
+  if (got.bars.length < 2 || last === undefined) return { sym: e.sym, reason: "too_few_bars", detail: `${got.bars.length} bars` };
+  const oldest =
+    e.kind === "crypto" ? addDays(o.asofDaily, -(RECENT_SESSIONS + 1)) : addTradingDays(o.asofDaily, -(RECENT_SESSIONS + (o.intraday ? 1 : 0)));
+  if (last.date < oldest) return { sym: e.sym, reason: "no_recent_bars", detail: `last bar ${last.date}` };
+  return null;
+}
+
+/**
+ * Every name's bars for the scan, keyed by symbol. The provider first prepares the scan (its
+ * whole-market requests); when that fails the scan is refused. A name whose read then fails, or
+ * comes back too short or too old (delisted, renamed), is scored on its last known bars and listed
+ * in `stale`; the scan is refused when such a name has none, or when more than MAX_STALE_SHARE of
+ * the universe is stale.
+ */
+export async function collectBars(o: SnapshotOptions): Promise<CollectedBars> {
   const count = o.historyBars ?? HISTORY_BARS;
-  const pairs = await Promise.all(o.universe.entries.map(async (e) => [e.sym, await barsOf(e, o, count)] as const));
-  return new Map(pairs);
+  if (o.provider.prepareScan) {
+    const plan = {
+      through: o.intraday ? addTradingDays(o.asofDaily, -1) : o.asofDaily,
+      count: o.intraday ? count - 1 : count,
+      at: o.at,
+      intraday: o.intraday,
+    };
+    try {
+      await o.provider.prepareScan(o.universe.entries, plan);
+    } catch (err) {
+      throw new ScanIncomplete("vendor_unavailable", `snapshot: ${o.provider.info.name} could not prepare the scan: ${(err as Error).message}`);
+    }
+  }
+  const results = await Promise.all(
+    o.universe.entries.map(async (e) => {
+      try {
+        const got = await barsOf(e, o, count);
+        return { e, got, missing: unusable(e, got, o) };
+      } catch (err) {
+        return { e, got: null, missing: { sym: e.sym, reason: "read_failed" as const, detail: (err as Error).message } };
+      }
+    }),
+  );
+  const out: CollectedBars = new Map();
+  const stale: MissingName[] = [];
+  const lost: MissingName[] = [];
+  for (const { e, got, missing } of results) {
+    if (missing === null && got !== null) {
+      out.set(e.sym, got);
+      continue;
+    }
+    const known = o.lastKnown?.get(e.sym);
+    if (known && missing) {
+      stale.push(missing);
+      out.set(e.sym, known);
+    } else if (missing) lost.push(missing);
+  }
+  const limit = Math.floor(o.universe.entries.length * MAX_STALE_SHARE);
+  if (lost.length > 0 || stale.length > limit) {
+    const all = [...lost, ...stale];
+    const shown = all.slice(0, 5).map((m) => `${m.sym} (${m.reason}: ${m.detail})`).join("; ");
+    throw new ScanIncomplete(
+      "vendor_incomplete",
+      `snapshot: ${all.length} of ${o.universe.entries.length} names missing from ${o.provider.info.name}` +
+        `${lost.length > 0 ? `, ${lost.length} with no last known bars` : ""} (at most ${limit} may be stale): ${shown}`,
+      all,
+    );
+  }
+  if (o.lastKnown) for (const [sym, bars] of out) if (!stale.some((m) => m.sym === sym)) o.lastKnown.set(sym, bars);
+  if (stale.length > 0) out.stale = stale;
+  return out;
 }
 
 /**
@@ -86,6 +184,12 @@ export async function cryptoQuotes(o: SnapshotOptions, series: ReadonlyMap<strin
   return { usClose: formatNewYork(usClose), quotes: quotes.filter((q): q is CryptoQuote => q !== null) };
 }
 
+/** The provider label with the names on last known bars said (the board has no per-name flag for it). */
+function staleInfo(info: ProviderInfo, stale: readonly MissingName[]): ProviderInfo {
+  const names = stale.map((m) => m.sym).join(", ");
+  return { ...info, detail: `${info.detail}; on last known bars (not given this scan): ${names}` };
+}
+
 /** Fetches, scores and assembles one snapshot; throws if it does not satisfy the Snapshot contract. */
 export async function buildSnapshot(o: SnapshotOptions): Promise<Snapshot> {
   const series = await collectBars(o);
@@ -98,7 +202,7 @@ export async function buildSnapshot(o: SnapshotOptions): Promise<Snapshot> {
       asof_daily: o.asofDaily,
       computed_at: formatPacific(o.at),
       intraday: o.intraday,
-      provider: o.provider.info,
+      provider: series.stale ? staleInfo(o.provider.info, series.stale) : o.provider.info,
       book_order: [...BOOK_ORDER],
       books,
       names,

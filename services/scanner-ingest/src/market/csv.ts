@@ -159,7 +159,7 @@ export class CsvProvider implements MarketDataProvider {
     this.dir = resolve(dir);
     for (const e of entries) this.#kinds.set(e.sym, e.kind);
     // The detail is published with every board: no server path in it.
-    this.info = { name: "csv", detail: "end-of-day daily bars from CSV files (adjusted); no intraday bar", simulated: false };
+    this.info = { name: "csv", detail: "end-of-day daily bars from CSV files (adjusted); no intraday bar", simulated: false, delay: "end_of_day" };
   }
 
   async dailyBars(sym: string, through: string, count: number): Promise<Bar[]> {

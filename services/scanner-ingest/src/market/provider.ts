@@ -27,6 +27,14 @@ export interface MarketDataProvider {
   close?(): void;
 
   /**
+   * Asked once before a scan's reads, with every name the scan will read: a provider with
+   * whole-market requests (a vendor's grouped daily bars, multi-symbol snapshots or bars)
+   * fetches them here, and the per-name reads that follow are answered from what it fetched.
+   * A name it could not fetch is left to the per-name read. Absent: nothing to prepare.
+   */
+  prepareScan?(entries: readonly { sym: string; kind: string }[], scan: ScanPlan): Promise<void>;
+
+  /**
    * Up to `count` completed daily bars of `sym` ending at `through` (YYYY-MM-DD, inclusive), oldest
    * first. Fewer when the history is shorter. Equities have a bar per NYSE session, crypto one per
    * UTC calendar day. Throws on a symbol the provider does not know.
@@ -40,3 +48,15 @@ export interface MarketDataProvider {
    */
   intradayBar(sym: string, at: Date): Promise<Bar | null>;
 }
+
+/** What one scan will read: the daily bars through a day, and the partial bar at an instant in market hours. */
+export type ScanPlan = {
+  /** The last completed session the daily reads end at (YYYY-MM-DD). */
+  through: string;
+  /** Daily bars per name. */
+  count: number;
+  /** The scan's instant. */
+  at: Date;
+  /** Whether the scan reads the day in progress (intradayBar). */
+  intraday: boolean;
+};

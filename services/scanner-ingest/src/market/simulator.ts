@@ -608,6 +608,7 @@ export class MarketSimulator implements MarketDataProvider {
       name: "simulator",
       detail: `seeded market simulator (seed ${seed}, history from ${this.origin}); not real prices`,
       simulated: true,
+      delay: "simulated",
     };
   }
 

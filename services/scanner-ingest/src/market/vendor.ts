@@ -1,4 +1,17 @@
-// The `vendor` market data provider: Polygon.io's REST aggregates API.
+// The `vendor` market data provider: Polygon.io's REST API.
+//
+// A scan asks the whole market at once (prepareScan), so its cost does not grow with the universe:
+//
+//   grouped:  GET {base}/v2/aggs/grouped/locale/us/market/stocks/{date}?adjusted=true&apiKey=KEY
+//             every US stock's and ETF's bar of one session: {"status","results":[{"T" (ticker),"o","h","l","c","v","t",...}]}
+//   snapshot: GET {base}/v2/snapshot/locale/us/markets/stocks/tickers?tickers=A,B,...&apiKey=KEY
+//             (crypto: /v2/snapshot/locale/global/markets/crypto/tickers?tickers=X:BTCUSD,...)
+//             {"status","tickers":[{"ticker","day":{"o","h","l","c","v"},"lastTrade":{"p",...},...}]}
+//
+// Equities' history is one grouped request per session (the first start: about 345), kept for good
+// once settled, so a later scan asks only for sessions it has not seen; the day in progress is one
+// snapshot request per 400 tickers. What the whole-market answers do not cover (crypto history, a
+// name absent from the grouped bars, a catch-up scan's past instant) is read per name:
 //
 //   daily:    GET {base}/v2/aggs/ticker/{T}/range/1/day/{from}/{to}?adjusted=true&sort=asc&limit=50000&apiKey=KEY
 //   intraday: GET {base}/v2/aggs/ticker/{T}/range/5/minute/{fromMs}/{toMs}?adjusted=true&sort=asc&limit=50000&apiKey=KEY
@@ -28,7 +41,7 @@ import type { ProviderInfo } from "@board/proto";
 import { z } from "zod";
 import type { UniverseEntry } from "../universe.js";
 import { addDays, toEpochDay, utcDateOf } from "./days.js";
-import type { Bar, MarketDataProvider } from "./provider.js";
+import type { Bar, MarketDataProvider, ScanPlan } from "./provider.js";
 import { TokenBucket } from "./rate-limit.js";
 
 /** What the provider needs to know of a name. */
@@ -58,7 +71,14 @@ export type VendorOptions = {
   log?: VendorLog;
   /** The wall clock (decides which days are settled enough to cache); default the system clock. */
   now?: () => Date;
+  /** The Polygon plan of the key; default "basic" (the free tier: end-of-day, no intraday board). */
+  plan?: PolygonPlan;
+  /** The HTTP client (a recording or replaying one in tests); default globalThis.fetch. */
+  fetch?: typeof fetch;
 };
+
+/** What prepareScan fetched for one scan: equities' daily bars over [from, through], and partial bars at `atMs`. */
+type Prepared = { from: string; through: string; daily: Map<string, Bar[]>; atMs: number; intraday: Map<string, Bar> };
 
 const DEFAULTS = {
   baseUrl: "https://api.polygon.io",
@@ -76,6 +96,12 @@ const SLACK_BARS = 5;
 const EQUITY_SETTLE_MS = 4.5 * 3_600_000;
 /** A crypto daily bar is final this long after its UTC day ends. */
 const CRYPTO_SETTLE_MS = 30 * 60_000;
+/** A snapshot is "now": a scan further from the wall clock than this (a catch-up scan) reads per name. */
+const SNAPSHOT_NOW_MS = 2 * 60_000;
+/** Grouped requests in flight at once: the bucket paces them anyway, and a failure stops the rest early. */
+const GROUPED_CONCURRENCY = 8;
+/** Tickers per snapshot request, keeping the URL well under common 8 KB limits. */
+const SNAPSHOT_CHUNK = 400;
 /** A runaway next_url chain is a bug: no symbol needs this many pages. */
 const MAX_PAGES = 100;
 
@@ -88,6 +114,35 @@ const AggsResponse = z.object({
   message: z.string().optional(),
 });
 type AggBar = z.infer<typeof AggBar>;
+/** What every Polygon answer carries: a status, and on failure an error or message. */
+type Envelope = { status: string; error?: string | undefined; message?: string | undefined };
+
+/** Grouped daily bars: every ticker's bar of one day, `T` naming the ticker. */
+const GroupedResponse = z.object({
+  status: z.string(),
+  results: z.array(AggBar.extend({ T: z.string() })).optional(),
+  error: z.string().optional(),
+  message: z.string().optional(),
+});
+/** Snapshot of many tickers: each one's day so far and its last trade (fields absent before a trade). */
+const SnapshotDay = z.object({ o: z.number(), h: z.number(), l: z.number(), c: z.number(), v: z.number() }).partial();
+const SnapshotResponse = z.object({
+  status: z.string(),
+  tickers: z
+    .array(z.object({ ticker: z.string(), day: SnapshotDay.optional(), lastTrade: z.object({ p: z.number().optional() }).optional() }))
+    .optional(),
+  error: z.string().optional(),
+  message: z.string().optional(),
+});
+
+/**
+ * The Polygon stocks plan the key is on: it decides how late prices are (published as the board's
+ * `delay`) and whether the snapshot endpoint answers. Basic (free): end-of-day bars only, 5 requests
+ * a minute. Starter and Developer: 15-minute delayed, unlimited requests. Advanced: real time.
+ */
+export const POLYGON_PLANS = ["basic", "starter", "developer", "advanced"] as const;
+export type PolygonPlan = (typeof POLYGON_PLANS)[number];
+const PLAN_DELAY = { basic: "end_of_day", starter: "delayed_15m", developer: "delayed_15m", advanced: "real_time" } as const;
 
 /** The Polygon ticker of a universe symbol. */
 export function polygonTicker(entry: VendorEntry): string {
@@ -133,7 +188,7 @@ type Cached = {
 
 export class PolygonProvider implements MarketDataProvider {
   readonly info: ProviderInfo;
-  readonly intraday = true;
+  readonly intraday: boolean;
   readonly #key: string;
   readonly #base: URL;
   readonly #opts: typeof DEFAULTS;
@@ -143,6 +198,12 @@ export class PolygonProvider implements MarketDataProvider {
   readonly #bucket: TokenBucket;
   readonly #closed = new AbortController();
   readonly #cache = new Map<string, Cached>();
+  readonly #fetch: typeof fetch;
+  /** Settled days' grouped bars, universe names only: date -> sym -> bar. Never refetched. */
+  readonly #groupedDays = new Map<string, Map<string, Bar>>();
+  /** Partial bars at instants long past (the crypto quote at the US close), which can no longer change. */
+  readonly #pastBars = new Map<string, Bar | null>();
+  #prepared: Prepared | null = null;
   /** Per-symbol queue: one daily fetch of a symbol at a time, so concurrent reads share the cache. */
   readonly #locks = new Map<string, Promise<unknown>>();
   /** HTTP requests sent (attempts included), for tests and metrics. */
@@ -163,6 +224,10 @@ export class PolygonProvider implements MarketDataProvider {
     this.#base = new URL(this.#opts.baseUrl.endsWith("/") ? this.#opts.baseUrl : `${this.#opts.baseUrl}/`);
     this.#log = opts.log;
     this.#now = opts.now ?? (() => new Date());
+    this.#fetch = opts.fetch ?? globalThis.fetch;
+    const plan = opts.plan ?? "basic";
+    // The free plan has end-of-day data only (and no snapshot endpoint): no intraday board.
+    this.intraday = plan !== "basic";
     this.#bucket = new TokenBucket(this.#opts.requestsPerMinute, {
       ...(opts.burst !== undefined ? { burst: opts.burst } : {}),
       signal: this.#closed.signal,
@@ -171,8 +236,14 @@ export class PolygonProvider implements MarketDataProvider {
     this.info = {
       name: "vendor",
       // Published with every board: nothing about the deployment (host, key, limits) in it.
-      detail: "Polygon.io aggregates (adjusted daily bars, 5-minute intraday)",
+      detail:
+        plan === "basic"
+          ? "Polygon.io grouped daily bars (adjusted, end of day)"
+          : "Polygon.io grouped daily bars (adjusted) and snapshots for the day in progress",
       simulated: false,
+      vendor: "polygon",
+      feed: plan,
+      delay: PLAN_DELAY[plan],
     };
   }
 
@@ -182,6 +253,11 @@ export class PolygonProvider implements MarketDataProvider {
     const entry = this.#entryOf(sym);
     if (count === 0) return [];
     const from = startDate(entry, through, count + SLACK_BARS);
+    const ready = this.#prepared?.daily.get(sym);
+    if (ready && this.#prepared!.from <= from && through <= this.#prepared!.through) {
+      const upTo = ready.filter((b) => b.date >= from && b.date <= through);
+      return upTo.slice(Math.max(0, upTo.length - count)).map((b) => ({ ...b }));
+    }
     const bars = await this.#withLock(sym, () => this.#daily(entry, from, through));
     const upTo = bars.filter((b) => b.date <= through);
     return upTo.slice(Math.max(0, upTo.length - count)).map((b) => ({ ...b }));
@@ -202,6 +278,125 @@ export class PolygonProvider implements MarketDataProvider {
       date = session.date;
       startMs = session.open.getTime();
     }
+    if (this.#prepared?.atMs === atMs) {
+      const ready = this.#prepared.intraday.get(sym);
+      if (ready?.date === date) return { ...ready };
+    }
+    // A bar at an instant long past cannot change: the crypto quote at the US close is asked every scan.
+    const pastKey = `${sym}@${atMs}`;
+    if (this.#pastBars.has(pastKey)) return this.#pastBars.get(pastKey) ?? null;
+    const bar = await this.#minuteBar(entry, date, startMs, atMs);
+    if (atMs < this.#now().getTime() - 30 * 60_000) {
+      if (this.#pastBars.size > 10_000) this.#pastBars.clear();
+      this.#pastBars.set(pastKey, bar);
+    }
+    return bar ? { ...bar } : null;
+  }
+
+  /**
+   * Fetches the scan's whole-market data: the equities' daily bars one grouped request per session
+   * (settled sessions kept for good, so after the first start only the new session is asked for),
+   * and the partial bars of equities and crypto from snapshot requests of many tickers. A name absent
+   * from the last session's grouped bars (newly listed, renamed, delisted) or from the snapshot is
+   * left to the per-name reads. Crypto daily bars stay per name: one range request per asset beats
+   * one grouped request per calendar day. A grouped or snapshot request that fails after its
+   * retries rejects: the vendor is not answering, and per-name reads would only multiply the failure.
+   */
+  async prepareScan(entries: readonly { sym: string; kind: string }[], scan: ScanPlan): Promise<void> {
+    this.#prepared = null;
+    const known = entries.flatMap((e) => {
+      const entry = this.#entries.get(e.sym);
+      return entry ? [entry] : [];
+    });
+    const equities = known.filter((e) => e.kind !== "crypto");
+    const crypto = known.filter((e) => e.kind === "crypto");
+    const prepared: Prepared = { from: scan.through, through: scan.through, daily: new Map(), atMs: scan.at.getTime(), intraday: new Map() };
+
+    if (equities.length > 0 && scan.count > 0) {
+      const probe: VendorEntry = { sym: "", kind: "stock" };
+      const from = startDate(probe, scan.through, scan.count + SLACK_BARS);
+      const sessions: string[] = [];
+      for (let d = from; d <= scan.through; d = addDays(d, 1)) if (isTradingDay(d)) sessions.push(d);
+      const settled = settledThrough(probe, this.#now());
+      const wanted = new Map(equities.map((e) => [polygonTicker(e), e.sym]));
+      const byDay = await pool(sessions, GROUPED_CONCURRENCY, (day) => this.#groupedDay(day, day <= settled, wanted));
+      const last = byDay.at(-1);
+      prepared.from = from;
+      for (const e of equities) {
+        // Present on the last session: the name trades, and its gaps are the vendor's (as per name).
+        if (last === undefined || !last.has(e.sym)) continue;
+        prepared.daily.set(
+          e.sym,
+          byDay.flatMap((m) => {
+            const bar = m.get(e.sym);
+            return bar ? [bar] : [];
+          }),
+        );
+      }
+    }
+
+    if (Math.abs(this.#now().getTime() - prepared.atMs) <= SNAPSHOT_NOW_MS) {
+      const session = sessionAt(scan.at);
+      if (scan.intraday && session !== null && this.intraday && equities.length > 0) {
+        await this.#snapshot("v2/snapshot/locale/us/markets/stocks/tickers", equities, session.date, prepared.intraday);
+      }
+      if (crypto.length > 0 && this.intraday) {
+        await this.#snapshot("v2/snapshot/locale/global/markets/crypto/tickers", crypto, utcDateOf(scan.at), prepared.intraday);
+      }
+    }
+    this.#prepared = prepared;
+  }
+
+  /** One session's grouped bars of the universe's equities, from the cache when settled and seen. */
+  async #groupedDay(day: string, settled: boolean, wanted: ReadonlyMap<string, string>): Promise<Map<string, Bar>> {
+    const cached = this.#groupedDays.get(day);
+    if (cached) return cached;
+    const url = new URL(`v2/aggs/grouped/locale/us/market/stocks/${day}`, this.#base);
+    url.searchParams.set("adjusted", "true");
+    url.searchParams.set("apiKey", this.#key);
+    const body = await this.#getJson(url, `grouped ${day}`, GroupedResponse);
+    const out = new Map<string, Bar>();
+    for (const r of body.results ?? []) {
+      const sym = wanted.get(r.T);
+      if (sym === undefined) continue;
+      // One bad row is that name's problem, not the market's: it is left to the per-name read.
+      if (![r.o, r.h, r.l, r.c].every((p) => Number.isFinite(p) && p > 0) || !(r.v >= 0) || r.h < r.l) continue;
+      out.set(sym, { date: day, open: r.o, high: r.h, low: r.l, close: r.c, volume: r.v });
+    }
+    // A session without a single universe name is not published yet (or lost): asking each name would
+    // cost 565 requests for the same answer, so the scan waits for the next slot instead.
+    if (out.size === 0) throw new VendorError(`vendor: grouped ${day}: no bars for the universe's names (not published yet?)`);
+    if (settled) this.#groupedDays.set(day, out);
+    return out;
+  }
+
+  /**
+   * Partial bars of `entries` dated `date` from snapshot requests (Polygon's day so far, which may
+   * open with a pre-market trade where the per-name path starts at the regular open), into `into`; names without a trade today are left out. */
+  async #snapshot(path: string, entries: readonly VendorEntry[], date: string, into: Map<string, Bar>): Promise<void> {
+    const symOf = new Map(entries.map((e) => [polygonTicker(e), e.sym]));
+    const tickers = [...symOf.keys()];
+    for (let i = 0; i < tickers.length; i += SNAPSHOT_CHUNK) {
+      const url = new URL(path, this.#base);
+      url.searchParams.set("tickers", tickers.slice(i, i + SNAPSHOT_CHUNK).join(","));
+      url.searchParams.set("apiKey", this.#key);
+      const body = await this.#getJson(url, "snapshot", SnapshotResponse);
+      for (const t of body.tickers ?? []) {
+        const sym = symOf.get(t.ticker);
+        const d = t.day;
+        if (sym === undefined || d === undefined) continue;
+        const { o, h, l, c, v } = d;
+        if (o === undefined || h === undefined || l === undefined || c === undefined || v === undefined) continue;
+        if (!(o > 0 && h > 0 && l > 0 && v > 0)) continue; // no trade yet today
+        const last = t.lastTrade?.p !== undefined && t.lastTrade.p > 0 ? t.lastTrade.p : c;
+        if (!(last > 0)) continue;
+        into.set(sym, { date, open: o, high: Math.max(h, last), low: Math.min(l, last), close: last, volume: v });
+      }
+    }
+  }
+
+  /** The day's 5-minute bars from `startMs` up to `atMs`, aggregated; null before the first. */
+  async #minuteBar(entry: VendorEntry, date: string, startMs: number, atMs: number): Promise<Bar | null> {
     const minutes = await this.#aggs(entry, `range/5/minute/${startMs}/${atMs}`);
     let bar: Bar | null = null;
     for (const m of minutes) {
@@ -298,7 +493,7 @@ export class PolygonProvider implements MarketDataProvider {
     for (let page = 0; url !== null; page++) {
       if (page >= MAX_PAGES) throw new VendorError(`vendor: ${label}: more than ${MAX_PAGES} pages of results`);
       url.searchParams.set("apiKey", this.#key);
-      const body = await this.#getJson(url, label);
+      const body: z.infer<typeof AggsResponse> = await this.#getJson(url, label, AggsResponse);
       for (const bar of body.results ?? []) {
         if (![bar.o, bar.h, bar.l, bar.c].every((p) => Number.isFinite(p) && p > 0) || !(bar.v >= 0) || bar.h < bar.l) {
           throw new VendorError(`vendor: ${label}: implausible bar at ${new Date(bar.t).toISOString()}: ${JSON.stringify(bar)}`);
@@ -330,12 +525,12 @@ export class PolygonProvider implements MarketDataProvider {
   }
 
   /** One GET with rate limiting, time limit and retries; the parsed, checked body. */
-  async #getJson(url: URL, label: string): Promise<z.infer<typeof AggsResponse>> {
+  async #getJson<T extends Envelope>(url: URL, label: string, schema: z.ZodType<T>): Promise<T> {
     const { maxRetries } = this.#opts;
     const shown = this.#redact(url.toString());
     for (let attempt = 0; ; attempt++) {
       try {
-        return await this.#attempt(url, label, shown);
+        return await this.#attempt(url, label, shown, schema);
       } catch (err) {
         if (!(err instanceof Retryable) || this.#closed.signal.aborted) throw err;
         if (attempt >= maxRetries) {
@@ -350,7 +545,7 @@ export class PolygonProvider implements MarketDataProvider {
     }
   }
 
-  async #attempt(url: URL, label: string, shown: string): Promise<z.infer<typeof AggsResponse>> {
+  async #attempt<T extends Envelope>(url: URL, label: string, shown: string, schema: z.ZodType<T>): Promise<T> {
     await this.#bucket.take().catch((err: unknown) => {
       throw this.#closed.signal.aborted ? this.#closedError() : err;
     });
@@ -361,7 +556,7 @@ export class PolygonProvider implements MarketDataProvider {
     let text: string;
     let retryAfter: string | null;
     try {
-      const res = await fetch(url, { signal, headers: { accept: "application/json" } });
+      const res = await this.#fetch(url, { signal, headers: { accept: "application/json" } });
       status = res.status;
       retryAfter = res.headers.get("retry-after");
       text = await res.text();
@@ -387,7 +582,7 @@ export class PolygonProvider implements MarketDataProvider {
     } catch {
       throw new VendorError(`vendor: ${label}: malformed JSON from ${shown}: ${this.#redact(snippet(text))}`, status);
     }
-    const parsed = AggsResponse.safeParse(json);
+    const parsed = schema.safeParse(json);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       const where = issue ? `${issue.path.join(".") || "(body)"}: ${issue.message}` : "unexpected shape";
@@ -416,6 +611,26 @@ export class PolygonProvider implements MarketDataProvider {
     for (const form of new Set([this.#key, encodeURIComponent(this.#key)])) out = out.split(form).join("***");
     return out;
   }
+}
+
+/** `fn` over `items` with at most `limit` in flight, results in order; the first failure stops new work and rejects. */
+async function pool<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let next = 0;
+  let failed = false;
+  const worker = async () => {
+    while (!failed && next < items.length) {
+      const i = next++;
+      try {
+        out[i] = await fn(items[i]!);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
 }
 
 function snippet(text: string): string {

@@ -1,4 +1,4 @@
-import { ensureSnapshotStream } from "@board/service-kit";
+import { ensureBusStreams } from "@board/service-kit";
 import { busEnv, deleteSnapshotStream, readSnapshotStream, testBusOptions } from "@board/service-kit/testing";
 import { connect, type NatsConnection } from "nats";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -14,7 +14,7 @@ const saturday = () => new Date("2026-11-21T18:00:00Z");
 beforeAll(async () => {
   nc = await connect(testBusOptions());
   await deleteSnapshotStream(nc);
-  await ensureSnapshotStream(nc);
+  await ensureBusStreams(nc);
 });
 afterAll(() => nc.close());
 

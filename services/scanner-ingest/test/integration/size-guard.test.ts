@@ -1,5 +1,6 @@
 import { gzipSync } from "node:zlib";
 import { FullBoard } from "@board/proto";
+import { encodeSnapshotMessage } from "@board/service-kit";
 import { testBusOptions } from "@board/service-kit/testing";
 import { connect } from "nats";
 import { expect, it } from "vitest";
@@ -21,6 +22,8 @@ it("the full snapshot and the full board view fit the server's max payload with 
     asofDaily: "2026-11-20",
   });
   const snapshotBytes = Buffer.byteLength(JSON.stringify(snapshot));
+  // The snapshot crosses the bus gzipped (publish.ts); the full board's plain bytes cross it as a read's reply.
+  const messageBytes = encodeSnapshotMessage(Buffer.from(JSON.stringify(snapshot))).data.length;
   // The full board: the snapshot's board plus a freshness block. (The live tier's every-name
   // setup view, larger still, is measured on the real stack in test/integration/live-tier.test.ts.)
   const agent = JSON.stringify(
@@ -31,9 +34,9 @@ it("the full snapshot and the full board view fit the server's max payload with 
   );
   const agentBytes = Buffer.byteLength(agent);
   console.log(
-    `size guard: snapshot ${snapshotBytes} B (gzip ${gzipSync(JSON.stringify(snapshot)).length} B), agent view ${agentBytes} B (gzip ${gzipSync(agent).length} B), max payload ${maxPayload} B`,
+    `size guard: snapshot ${snapshotBytes} B (its message, gzip, ${messageBytes} B), agent view ${agentBytes} B (gzip ${gzipSync(agent).length} B), max payload ${maxPayload} B`,
   );
   expect(SNAPSHOT_MAX_BYTES).toBeLessThanOrEqual(maxPayload * 0.75);
-  expect(snapshotBytes).toBeLessThanOrEqual(SNAPSHOT_MAX_BYTES);
+  expect(messageBytes).toBeLessThanOrEqual(SNAPSHOT_MAX_BYTES);
   expect(agentBytes).toBeLessThanOrEqual(SNAPSHOT_MAX_BYTES);
 });

@@ -55,7 +55,7 @@ describe("CsvProvider", () => {
   it("serves adjusted bars, oldest first, ending at `through`", async () => {
     const folder = await folderWith({ "AAPL.csv": file(rows(NOV)), "BRK.B.csv": file(rows(NOV)) });
     const p = new CsvProvider(folder, ENTRIES);
-    expect(p.info).toEqual({ name: "csv", detail: expect.stringContaining("CSV"), simulated: false });
+    expect(p.info).toEqual({ name: "csv", detail: expect.stringContaining("CSV"), simulated: false, delay: "end_of_day" });
     expect(p.info.detail).not.toContain(folder);
 
     const bars = await p.dailyBars("AAPL", "2026-11-20", 3);

@@ -4,6 +4,7 @@ import { ScannerEnv } from "../../src/env.js";
 import { CsvProvider } from "../../src/market/csv.js";
 import { createProvider } from "../../src/market/select.js";
 import { MarketSimulator } from "../../src/market/simulator.js";
+import { AlpacaProvider } from "../../src/market/alpaca.js";
 import { PolygonProvider } from "../../src/market/vendor.js";
 import { loadUniverse } from "../../src/universe.js";
 
@@ -24,7 +25,9 @@ describe("ScannerEnv market data settings", () => {
     const env = parse({});
     expect(env.MARKET_DATA_PROVIDER).toBe("simulator");
     expect(env.VENDOR_BASE_URL).toBe("https://api.polygon.io");
-    expect(env.VENDOR_REQUESTS_PER_MINUTE).toBe(5);
+    expect(env.VENDOR_PLAN).toBe("basic");
+    // Unset: the provider takes the plan's limit (5 on basic, see createProvider).
+    expect(env.VENDOR_REQUESTS_PER_MINUTE).toBeUndefined();
     expect(env.VENDOR_TIMEOUT_MS).toBe(10_000);
     expect(env.CSV_DIR).toBeUndefined();
     expect(env.VENDOR_API_KEY).toBeUndefined();
@@ -70,5 +73,37 @@ describe("createProvider", () => {
     expect(vendor).toBeInstanceOf(PolygonProvider);
     expect(vendor.info.name).toBe("vendor");
     expect(vendor.info.detail).not.toContain("secret-key");
+    // The free tier by default: end-of-day prices, so no intraday board.
+    expect(vendor.info).toMatchObject({ vendor: "polygon", feed: "basic", delay: "end_of_day" });
+    expect(vendor.intraday).toBe(false);
+    vendor.close?.();
+
+    const paid = createProvider(parse({ MARKET_DATA_PROVIDER: "vendor", VENDOR_API_KEY: "k", VENDOR_PLAN: "starter" }), universe);
+    expect(paid.info).toMatchObject({ vendor: "polygon", feed: "starter", delay: "delayed_15m" });
+    expect(paid.intraday).toBe(true);
+    paid.close?.();
+    const advanced = createProvider(parse({ MARKET_DATA_PROVIDER: "vendor", VENDOR_API_KEY: "k", VENDOR_PLAN: "advanced" }), universe);
+    expect(advanced.info.delay).toBe("real_time");
+    advanced.close?.();
+    expect(() => parse({ VENDOR_PLAN: "platinum" })).toThrow(/VENDOR_PLAN/);
+  });
+
+  it("picks Alpaca with MARKET_DATA_VENDOR=alpaca, its feed saying the delay; refuses half a key", () => {
+    const alpaca = createProvider(parse({ MARKET_DATA_PROVIDER: "vendor", MARKET_DATA_VENDOR: "alpaca", APCA_API_KEY_ID: "id", APCA_API_SECRET_KEY: "secret", ALPACA_FEED: "delayed_sip" }), universe);
+    expect(alpaca).toBeInstanceOf(AlpacaProvider);
+    expect(alpaca.info).toMatchObject({ name: "vendor", vendor: "alpaca", feed: "delayed_sip", delay: "delayed_15m" });
+    expect(JSON.stringify(alpaca.info)).not.toMatch(/secret/);
+    alpaca.close?.();
+    // Polygon's key is not asked for Alpaca; half an Alpaca key is refused, naming the other half.
+    expect(messageOf(() => parse({ MARKET_DATA_PROVIDER: "vendor", MARKET_DATA_VENDOR: "alpaca", APCA_API_KEY_ID: "id" }))).toContain("APCA_API_SECRET_KEY");
+    expect(messageOf(() => parse({ MARKET_DATA_VENDOR: "yahoo" }))).toContain("MARKET_DATA_VENDOR");
+  });
+
+  it("replays recorded responses when MARKET_DATA_REPLAY_DIR is set (no key needed), labelled recorded; record and replay together are refused", () => {
+    const replayed = createProvider(parse({ MARKET_DATA_PROVIDER: "vendor", MARKET_DATA_REPLAY_DIR: "/tmp/recordings", VENDOR_PLAN: "starter" }), universe);
+    expect(replayed.info).toMatchObject({ vendor: "polygon", delay: "recorded" });
+    replayed.close?.();
+    expect(messageOf(() => parse({ MARKET_DATA_PROVIDER: "vendor", VENDOR_API_KEY: "k", MARKET_DATA_RECORD_DIR: "/a", MARKET_DATA_REPLAY_DIR: "/b" }))).toContain("record or replay");
+    expect(messageOf(() => parse({ MARKET_DATA_REPLAY_DIR: "/b" }))).toContain("MARKET_DATA_PROVIDER=vendor");
   });
 });

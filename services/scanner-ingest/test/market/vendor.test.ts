@@ -328,6 +328,37 @@ describe("PolygonProvider errors and retries", () => {
   });
 });
 
+describe("PolygonProvider HTTP client", () => {
+  it("sends every request through the injected fetch", async () => {
+    const urls: string[] = [];
+    const recording: typeof fetch = async (input, init) => {
+      urls.push(String(input));
+      return fetch(input, init);
+    };
+    const p = provider({ fetch: recording });
+    expect(await p.dailyBars("AAPL", "2026-11-20", 3)).toHaveLength(3);
+    expect(urls).toHaveLength(1);
+    expect(urls[0]).toContain("/v2/aggs/ticker/AAPL/range/1/day/");
+    expect(fake.seen).toHaveLength(1);
+
+    // A replaying fetch never reaches the network.
+    const replay: typeof fetch = async () =>
+      new Response(JSON.stringify({ status: "OK", results: [agg(7, Date.parse("2026-11-20T05:00:00Z"))] }), { status: 200 });
+    expect(await provider({ fetch: replay }).dailyBars("SPY", "2026-11-20", 1)).toEqual([
+      { date: "2026-11-20", open: 106.5, high: 108, low: 106, close: 107, volume: 1_000_007 },
+    ]);
+    expect(fake.seen).toHaveLength(1);
+  });
+
+  it("labels its prices by plan", () => {
+    expect(provider().info).toMatchObject({ name: "vendor", vendor: "polygon", feed: "basic", delay: "end_of_day", simulated: false });
+    expect(provider().intraday).toBe(false);
+    expect(provider({ plan: "developer" }).info.delay).toBe("delayed_15m");
+    expect(provider({ plan: "advanced" }).info.delay).toBe("real_time");
+    expect(provider({ plan: "advanced" }).intraday).toBe(true);
+  });
+});
+
 describe("PolygonProvider rate limiter", () => {
   it("spaces requests at the configured rate (120 a minute: 500 ms apart)", async () => {
     const p = provider({ requestsPerMinute: 120 });
