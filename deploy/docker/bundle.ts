@@ -95,9 +95,12 @@ export async function bundleService(service: string, outRoot: string, root = rep
   const mainFile = path.join(dist, "main.js");
   // Chunk names change with their content: an earlier build's would stay behind.
   await rm(dist, { recursive: true, force: true });
+  // The operator's deploy step for the bus's streams ships in identity's image (the compose and Kubernetes jobs run it).
+  const streamsCli = path.join(src, "src", "cli", "bus-streams.ts");
+  const extra = (await exists(streamsCli)) ? [{ in: streamsCli, out: "bus-streams" }] : [];
   const result = await build({
     absWorkingDir: root,
-    entryPoints: [path.join(src, "src", "main.ts")],
+    entryPoints: [{ in: path.join(src, "src", "main.ts"), out: "main" }, ...extra],
     outdir: dist,
     // A dynamic import() of the service's own code becomes a chunk that loads, with the packages
     // it imports, only when called (payments loads a rail's SDK only where that rail is

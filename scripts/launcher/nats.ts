@@ -12,6 +12,8 @@ export interface SpawnedNats {
   seeds: Record<BusPrincipal, string>;
   /** Where the operator's seed is kept, for the licence CLI (NATS_NKEY_SEED_FILE). */
   operatorSeedFile: string;
+  /** Starts the server again on the same port, store and credentials after it exited. */
+  restart(): Promise<ChildProcess>;
 }
 
 /** The nats-server binary on PATH, or null. */
@@ -41,16 +43,25 @@ export async function spawnNats(bin: string, dataDir: string): Promise<SpawnedNa
   const conf = path.join(natsDir, "nats-server.conf");
   const users = BUS_PRINCIPALS.map((principal) => ({ principal, nkey: publicKeyOfSeed(seeds[principal]) }));
   fs.writeFileSync(conf, renderNatsServerConfig({ host: "127.0.0.1", port, storeDir: natsDir, users }), { mode: 0o600 });
+  const child = await launchNats(bin, conf, port);
+  return { url: `nats://127.0.0.1:${port}`, child, seeds, operatorSeedFile, restart: () => launchNats(bin, conf, port) };
+}
+
+/** Runs nats-server with conf; resolves once it accepts connections on port. */
+async function launchNats(bin: string, conf: string, port: number): Promise<ChildProcess> {
   const child = spawn(bin, ["-c", conf], { stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   child.stderr?.on("data", (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
   const deadline = Date.now() + 10_000;
   while (!(await answers(port))) {
     if (child.exitCode !== null) throw new Error(`nats-server exited: ${stderr.trim()}`);
-    if (Date.now() > deadline) throw new Error("nats-server did not start within 10 s");
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error("nats-server did not start within 10 s");
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { url: `nats://127.0.0.1:${port}`, child, seeds, operatorSeedFile };
+  return child;
 }
 
 /** Each principal's seed from dir (`<principal>.nk`), made on first use; never printed. */
