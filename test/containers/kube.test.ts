@@ -5,16 +5,23 @@
 //   <statefulset>-<i>, its volume claim a host folder owned by the pod's user, its configMap and
 //   secret volumes host folders holding those files (4.3 mounts neither kind);
 // - Secrets (the operator creates them; the overlay renders none): podman secrets, read by
-//   `secretKeyRef` as 4.3 reads them (a JSON map of base64 values);
+//   `secretKeyRef` as 4.3 reads them (a JSON map of base64 values): each service's database
+//   role (board-db-<service>), the dev Postgres superuser (board-db-superuser), bus-seeds,
+//   identity's, payments' and scanner-ingest's, with values made here;
+// - the bus's streams, the operator's deploy step (README "Kubernetes"): once NATS is ready,
+//   identity's image runs `node dist/bus-streams.js` as the operator (its seed a podman secret
+//   mounted for that one container), where the operator would run `npm run bus-streams` through
+//   a port-forward; no service may create a stream, and board, metering and scanner-ingest
+//   wait for theirs;
 // - Services: the cluster DNS they give, as network aliases of the pods each one selects (and
 //   <pod>.<serviceName> for a StatefulSet's pods); their port mapping is not emulated;
 // - readiness probes: 4.3 runs none (it turns liveness probes into health checks, and those need
 //   systemd), so this test is the kubelet: it runs each container's readinessProbe (httpGet from
 //   a prober container on the pods' network, exec inside the container) until it passes.
 // Not enforced by podman at all, and held by the render checks of test/deploy instead:
-// NOT_ENFORCED below.
+// NOT_ENFORCED below (a PrometheusRule is the Prometheus operator's: promtool checks it there).
 
-import { chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
@@ -23,16 +30,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { kindOf, named, nameOf, ofKind, podTemplate, renderOverlay, selects } from "../deploy/manifests.js";
 import { arr, obj, root, SERVICES, type Obj } from "../deploy/tools.js";
 import { startEngine, type Engine } from "./engine.js";
-import { BASE_IMAGE, STAND_IN_IMAGES } from "./images.js";
+import { BASE_IMAGE, serviceImage, STAND_IN_IMAGES } from "./images.js";
 
 const NETWORK = "board-kube";
 /** Kinds kube play cannot enforce: each is checked by the render tests (test/deploy/kustomize.test.ts). */
-const NOT_ENFORCED = ["v1/Namespace", "v1/ServiceAccount", "networking.k8s.io/v1/NetworkPolicy", "networking.k8s.io/v1/Ingress", "autoscaling/v2/HorizontalPodAutoscaler", "policy/v1/PodDisruptionBudget"];
+const NOT_ENFORCED = ["v1/Namespace", "v1/ServiceAccount", "networking.k8s.io/v1/NetworkPolicy", "networking.k8s.io/v1/Ingress", "autoscaling/v2/HorizontalPodAutoscaler", "policy/v1/PodDisruptionBudget", "monitoring.coreos.com/v1/PrometheusRule"];
 const PLAYED = ["apps/v1/Deployment", "v1/ConfigMap"];
 const CONVERTED = ["apps/v1/StatefulSet", "v1/Service"];
 /** The pinned third-party images, and their stand-ins here (no registry). */
 const STAND_IN_FOR = (image: string) => (image.startsWith("nats:") ? STAND_IN_IMAGES.nats : image.startsWith("postgres:") ? STAND_IN_IMAGES.postgres : image);
 const READY_WITHIN_MS = 300_000;
+/** The services that own a schema: each connects as its own Postgres role (Secret board-db-<service>). */
+const DATABASE_SERVICES = ["board", "identity", "metering", "payments"] as const;
+/** The operator's seed, a podman secret for the bus-streams container only (never a kube play Secret: it is not in the cluster). */
+const OPERATOR_SEED_SECRET = "board-kube-operator-seed";
 
 let engine: Engine;
 let work: string;
@@ -104,8 +115,13 @@ function statefulPod(set: Obj, index: number): { pod: Obj; name: string; labels:
     const volume = obj(v, "volume");
     const volumeName = String(volume.name);
     if (volume.configMap) {
-      const map = named(objects, "ConfigMap", String(obj(volume.configMap, "configMap").name))!;
-      return { name: volumeName, hostPath: { path: hostFolder(`${name}-${volumeName}`, uid, gid, map.data as Record<string, string>), type: "Directory" } };
+      const source = obj(volume.configMap, "configMap");
+      const map = named(objects, "ConfigMap", String(source.name))!;
+      const dir = hostFolder(`${name}-${volumeName}`, uid, gid, map.data as Record<string, string>);
+      // The files' mode as the kubelet writes them (Postgres's init script is run only when executable).
+      const mode = typeof source.defaultMode === "number" ? source.defaultMode : 0o644;
+      for (const file of Object.keys(obj(map.data, "data"))) chmodSync(path.join(dir, file), mode);
+      return { name: volumeName, hostPath: { path: dir, type: "Directory" } };
     }
     if (volume.secret) {
       const secretName = String(obj(volume.secret, "secret").secretName);
@@ -192,6 +208,38 @@ async function untilReady(pods: string[]): Promise<Record<string, number>> {
 }
 
 let readiness: Record<string, number> = {};
+/** The deploy step's output (`<stream>: created|updated` per stream) and how long it took. */
+let busStreams: { code: number | null; stdout: string; stderr: string; seconds: number } | undefined;
+
+/**
+ * The operator's deploy step for the bus's streams, once NATS is ready: identity's image runs
+ * `node dist/bus-streams.js` on the pods' network with the operator's seed (NATS_NKEY_SEED_FILE),
+ * as the operator runs `npm run bus-streams` through a port-forward to the Service nats.
+ */
+async function runBusStreams(): Promise<void> {
+  const started = performance.now();
+  // The servers' readiness (js-server-only) comes before the cluster has elected its JetStream
+  // leader: a refusal then is answered as an operator would answer it, by running the step again.
+  let res = await busStreamsOnce();
+  for (let attempt = 1; res.code === 1 && attempt < 8; attempt++) {
+    await new Promise((r) => setTimeout(r, 5_000));
+    res = await busStreamsOnce();
+  }
+  busStreams = { ...res, seconds: Math.round((performance.now() - started) / 100) / 10 };
+  if (res.code !== 0) throw new Error(`the bus-streams deploy step failed (${res.code}):\n${res.stdout}${res.stderr}`);
+}
+
+function busStreamsOnce() {
+  return engine.exec(
+    "podman",
+    ["run", "--rm", `--network=${NETWORK}`, "--read-only", "--cap-drop=ALL", "--security-opt=no-new-privileges",
+      // Mounted for the image's user only (0400), at /run/secrets/<name> (a tmpfs: the root is read-only).
+      "--tmpfs=/run/secrets", `--secret=${OPERATOR_SEED_SECRET},type=mount,uid=10001,gid=10001,mode=0400`,
+      "--env=NATS_URL=nats://nats:4222", `--env=NATS_NKEY_SEED_FILE=/run/secrets/${OPERATOR_SEED_SECRET}`,
+      serviceImage("identity"), "node", "dist/bus-streams.js"],
+    { timeoutMs: 120_000 },
+  );
+}
 
 beforeAll(async () => {
   engine = await startEngine(path.join(root, ".data", "containers", "engine-kube"));
@@ -208,8 +256,16 @@ beforeAll(async () => {
   if (creds.status !== 0) throw new Error(`bus-credentials failed: ${creds.stderr}`);
   createSecret("bus-seeds", Object.fromEntries(SERVICES.map((s) => [s, readFileSync(path.join(busDir, "seeds", `${s}.nk`), "utf8").trim()])));
   secretFiles["nats-authorization"] = { "authorization.conf": readFileSync(path.join(busDir, "authorization.conf"), "utf8") };
-  const password = Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("hex");
-  createSecret("board-db-app", { password, uri: `postgres://board:${password}@board-db-rw:5432/board` });
+  // The operator's seed stays out of the cluster: only the deploy step's container gets it.
+  engine.podman(["secret", "rm", OPERATOR_SEED_SECRET], { allowFailure: true });
+  engine.podman(["secret", "create", OPERATOR_SEED_SECRET, path.join(busDir, "seeds", "operator.nk")]);
+  secrets.push(OPERATOR_SEED_SECRET);
+  const password = () => Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString("hex");
+  createSecret("board-db-superuser", { password: password() });
+  for (const s of DATABASE_SERVICES) {
+    const pw = password();
+    createSecret(`board-db-${s}`, { username: s, password: pw, uri: `postgresql://${s}:${pw}@board-db-rw:5432/board` });
+  }
   createSecret("identity-secrets", { IDENTITY_SECRET: Buffer.from(crypto.getRandomValues(new Uint8Array(48))).toString("base64") });
   createSecret("payments-secrets", {});
   createSecret("scanner-ingest-secrets", {});
@@ -224,6 +280,7 @@ beforeAll(async () => {
     }
   }
   readiness = await untilReady(played.map((p) => p.pod));
+  await runBusStreams();
   for (const d of all("Deployment")) await play(nameOf(d), d, `${nameOf(d)}-pod-0`, podTemplate(d).labels);
   readiness = { ...readiness, ...(await untilReady(played.map((p) => p.pod))) };
 }, 900_000);
@@ -248,6 +305,21 @@ describe("podman kube play of the dev overlay", () => {
     expect(pods).toEqual(["board-db-0", "nats-0", "nats-1", "nats-2", ...SERVICES.map((s) => `${s}-pod-0`)].sort());
     for (const p of played) expect(engine.podman(["pod", "inspect", "--format", "{{.State}}", p.pod]).stdout.trim(), p.pod).toBe("Running");
     expect(Object.keys(readiness).length).toBe(readinessProbes().length);
+  });
+
+  it("the operator's deploy step creates the bus's streams once NATS is ready (no service may)", () => {
+    process.stdout.write(`bus-streams deploy step (${busStreams?.seconds} s):\n${busStreams?.stdout}`);
+    expect(busStreams?.code, busStreams?.stderr).toBe(0);
+    expect(busStreams!.stdout).toMatch(/^BOARD: (created|updated)$/m);
+    expect(busStreams!.stdout).toMatch(/^READS: (created|updated)$/m);
+  });
+
+  it("each service connects to Postgres as its own role, from its own Secret", () => {
+    for (const s of DATABASE_SERVICES) {
+      const url = new URL(engine.podman(["exec", `${s}-pod-0-${s}`, "printenv", "DATABASE_URL"]).stdout.trim());
+      expect(url.username, s).toBe(s);
+      expect(url.host, s).toBe("board-db-rw:5432");
+    }
   });
 
   it("each service container runs as the pod's securityContext says: 10001, no capability, no privilege escalation, read-only root", () => {

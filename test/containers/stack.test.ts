@@ -6,7 +6,7 @@
 // Figures go to .data/containers/report.json (the note of issue 20 quotes them).
 
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -118,14 +118,21 @@ function writeProject(chainRpc: string, payTo: string, facilitatorKey: string, p
   mkdirSync(path.join(projectDir, "deploy/compose"), { recursive: true });
   copyFileSync(path.join(root, "docker-compose.yml"), path.join(projectDir, "docker-compose.yml"));
   copyFileSync(path.join(root, "deploy/compose/nats.conf"), path.join(projectDir, "deploy/compose/nats.conf"));
+  // The postgres init script that creates each service's role; git keeps it executable.
+  cpSync(path.join(root, "deploy/compose/initdb"), path.join(projectDir, "deploy/compose/initdb"), { recursive: true });
   copyFileSync(path.join(root, "deploy/podman/compose.podman.yml"), path.join(projectDir, "compose.podman.yml"));
   const creds = spawnSync(process.execPath, ["--import", "tsx", path.join(root, "scripts/bus-credentials.ts"), path.join(projectDir, "bus")], { cwd: root, encoding: "utf8" });
   if (creds.status !== 0) throw new Error(`bus-credentials failed: ${creds.stderr}`);
   const secret = () => generatePrivateKey().slice(2);
   const env = [
     `POSTGRES_PASSWORD=${secret()}`,
+    ...["BOARD", "IDENTITY", "METERING", "PAYMENTS"].map((s) => `POSTGRES_PASSWORD_${s}=${secret()}`),
     `IDENTITY_SECRET=${secret()}`,
     `BUS_AUTHORIZATION=./bus/authorization.conf`,
+    // The operator's seed, mounted into the one-shot bus-streams job only (the deploy step that
+    // creates the streams), run as the file's owner: this process's user, as `id -u` gives it.
+    `BUS_OPERATOR_SEED_PATH=./bus/seeds/operator.nk`,
+    `BUS_OPERATOR_UID=${process.getuid!()}`,
     readFileSync(path.join(projectDir, "bus/seeds.env"), "utf8").trim(),
     `GATEWAY_PUBLISHED_PORT=${port}`,
     `PUBLIC_BASE_URL=http://127.0.0.1:${port}`,
@@ -210,6 +217,14 @@ describe("the stack from docker-compose.yml", () => {
       expect(inspect(container(service), "{{.State.Status}}"), service).toBe("running");
       expect(inspect(container(service), "{{.State.Health.Status}}"), service).toBe("healthy");
     }
+  });
+
+  it("the one-shot bus-streams job created the streams as the operator and exited", () => {
+    expect(inspect(container("bus-streams"), "{{.State.Status}}")).toBe("exited");
+    const logs = engine.podman(["logs", container("bus-streams")]);
+    expect(inspect(container("bus-streams"), "{{.State.ExitCode}}"), logs.stdout + logs.stderr).toBe("0");
+    expect(logs.stdout).toMatch(/^BOARD: (created|updated)$/m);
+    expect(logs.stdout).toMatch(/^READS: (created|updated)$/m);
   });
 
   it("serves the free reads, each with its schema", async () => {

@@ -9,6 +9,8 @@ import { configIssues, ENV_SCHEMAS, SECRET_VARIABLE } from "./env-schemas.js";
 import { arr, DATABASE_SERVICES, isObj, obj, parseEnvFile, parseYamlStream, root, run, SERVICES, str, tool, type Obj } from "./tools.js";
 
 const PLACEHOLDER = "CHANGE_ME";
+/** The superuser's password and each service role's (docker-compose.yml's postgres). */
+const POSTGRES_PASSWORDS = ["POSTGRES_PASSWORD", ...DATABASE_SERVICES.map((s) => `POSTGRES_PASSWORD_${s.toUpperCase()}`)];
 const example = readFileSync(path.join(root, ".env.example"), "utf8");
 
 /** .env.example with every active placeholder replaced, as an operator fills it (the bus's seeds as npm run bus-credentials makes them). */
@@ -99,6 +101,36 @@ describe("docker-compose.yml", () => {
     expect(arr(gateway.ports, "ports")).toEqual(["127.0.0.1:8080:8080/tcp"]);
   });
 
+  test("each service with data connects as its own role, which the postgres init script creates with its own password", () => {
+    const services = resolvedServices(filled);
+    const pg = obj(services.postgres, "postgres");
+    const pgEnv = environmentOf(pg);
+    expect(pgEnv.POSTGRES_USER).toBe("postgres");
+    // docker-compose config resolves the host path against the project folder.
+    expect(arr(pg.volumes, "volumes").map(String).filter((v) => v.endsWith("/deploy/compose/initdb:/docker-entrypoint-initdb.d:ro"))).toHaveLength(1);
+    const passwords = new Set<string>();
+    for (const name of DATABASE_SERVICES) {
+      const url = new URL(environmentOf(obj(services[name], name)).DATABASE_URL ?? "");
+      const variable = `POSTGRES_PASSWORD_${name.toUpperCase()}`;
+      expect(url.username, name).toBe(name);
+      expect(url.password, name).toBe(pgEnv[variable]);
+      expect(url.host).toBe("postgres:5432");
+      expect(url.pathname).toBe(`/${pgEnv.POSTGRES_DB}`);
+      passwords.add(url.password);
+    }
+    expect(passwords.size).toBe(DATABASE_SERVICES.length);
+    expect(passwords.has(pgEnv.POSTGRES_PASSWORD ?? "")).toBe(false);
+    for (const name of SERVICES.filter((s) => !DATABASE_SERVICES.includes(s))) expect(environmentOf(obj(services[name], name)).DATABASE_URL, name).toBeUndefined();
+  });
+
+  test("a role's password missing from .env stops compose", () => {
+    for (const variable of POSTGRES_PASSWORDS) {
+      const res = composeConfig(filled.replace(new RegExp(`^${variable}=.*$`, "m"), ""));
+      expect(res.status, variable).not.toBe(0);
+      expect(res.stderr).toContain(variable);
+    }
+  });
+
   test("NATS runs JetStream on a named volume; Postgres on a named volume; both have health checks", () => {
     const services = resolvedServices(filled);
     const nats = obj(services.nats, "nats");
@@ -123,7 +155,8 @@ describe("docker-compose.yml", () => {
 
   test("with only the required secrets in .env (Postgres, identity, the bus), compose's own defaults parse too", () => {
     const busLines = [...SERVICES.map((s) => `NATS_NKEY_SEED_${s.toUpperCase().replace(/-/g, "_")}=${createBusKey().seed}`), "BUS_AUTHORIZATION=./bus/authorization.conf"];
-    const secretsOnly = `POSTGRES_PASSWORD=${randomBytes(16).toString("hex")}\nIDENTITY_SECRET=${randomBytes(24).toString("hex")}\n${busLines.join("\n")}\n`;
+    const postgresLines = POSTGRES_PASSWORDS.map((v) => `${v}=${randomBytes(16).toString("hex")}`).join("\n");
+    const secretsOnly = `${postgresLines}\nIDENTITY_SECRET=${randomBytes(24).toString("hex")}\n${busLines.join("\n")}\n`;
     const services = resolvedServices(secretsOnly);
     const issues = SERVICES.flatMap((name) => configIssues(name, environmentOf(obj(services[name], name))));
     expect(issues).toEqual([]);
@@ -134,10 +167,10 @@ describe("docker-compose.yml", () => {
     const issues = SERVICES.flatMap((name) => configIssues(name, environmentOf(obj(services[name], name))));
     expect(issues.filter((i) => !/^[a-z-]+: NATS_NKEY_SEED: /.test(i))).toEqual([expect.stringMatching(/^identity: IDENTITY_SECRET: /)]);
     expect(issues.filter((i) => /^[a-z-]+: NATS_NKEY_SEED: /.test(i)).map((i) => i.split(":")[0]).sort()).toEqual([...SERVICES].sort());
-    // Postgres has no env.ts: its entrypoint refuses the placeholder before initdb.
+    // Postgres has no env.ts: its entrypoint refuses the placeholders before initdb.
     const entrypoint = arr(obj(services.postgres, "postgres").entrypoint, "entrypoint").map(String).join(" ");
-    expect(entrypoint).toContain(`case "$$POSTGRES_PASSWORD" in ${PLACEHOLDER}*)`);
-    expect(entrypoint).toMatch(/exit 1;;\s*esac; exec docker-entrypoint\.sh/);
+    expect(entrypoint).toMatch(new RegExp(`-c for p in ${POSTGRES_PASSWORDS.map((v) => `"\\$\\$${v}"`).join("\\s+")}; do case "\\$\\$p" in ${PLACEHOLDER}\\*\\)`));
+    expect(entrypoint).toMatch(/exit 1;;\s*esac; done; exec docker-entrypoint\.sh/);
   });
 });
 
@@ -148,7 +181,7 @@ describe(".env.example", () => {
   test("holds no secret value: secrets are placeholders or empty", () => {
     const leaks = Object.entries(commented).filter(([k, v]) => SECRET_VARIABLE.test(k) && v !== "" && v !== PLACEHOLDER && !/^<.*>$/.test(v));
     expect(leaks).toEqual([]);
-    expect(vars.POSTGRES_PASSWORD).toBe(PLACEHOLDER);
+    for (const v of POSTGRES_PASSWORDS) expect(vars[v], v).toBe(PLACEHOLDER);
     expect(vars.IDENTITY_SECRET).toBe(PLACEHOLDER);
   });
 
@@ -157,7 +190,7 @@ describe(".env.example", () => {
     expect(placeholders.length).toBeGreaterThan(5);
     const accepted: string[] = [];
     for (const [name, value] of placeholders) {
-      if (name === "POSTGRES_PASSWORD") continue; // refused by the postgres entrypoint (above)
+      if (POSTGRES_PASSWORDS.includes(name)) continue; // refused by the postgres entrypoint (above)
       // NATS_NKEY_SEED_<SERVICE> is that service's NATS_NKEY_SEED (docker-compose.yml).
       const seedOf = SERVICES.find((s) => name === `NATS_NKEY_SEED_${s.toUpperCase().replace(/-/g, "_")}`);
       const readers = seedOf ? [seedOf] : SERVICES.filter((s) => name in ENV_SCHEMAS[s].shape);

@@ -142,3 +142,46 @@ export function checkCertificate(o: Obj): string[] {
     if (spec[d] !== undefined && !/^(\d+(\.\d+)?(h|m|s))+$/.test(String(spec[d]))) problems.push(`${at}: spec.${d} is not a Go duration`);
   return problems;
 }
+
+/** robfig/cron's six fields (CloudNativePG's ScheduledBackup): seconds, minutes, hours, day of month, month, day of week. */
+const CRON_FIELDS: readonly { name: string; max: number; min: number }[] = [
+  { name: "seconds", min: 0, max: 59 },
+  { name: "minutes", min: 0, max: 59 },
+  { name: "hours", min: 0, max: 23 },
+  { name: "day of month", min: 1, max: 31 },
+  { name: "month", min: 1, max: 12 },
+  { name: "day of week", min: 0, max: 6 },
+];
+
+/** The problems of a six-field cron schedule (numbers, ranges, lists, steps and *; no names or descriptors). */
+export function cronProblems(schedule: string): string[] {
+  const fields = schedule.trim().split(/\s+/);
+  if (fields.length !== CRON_FIELDS.length) return [`schedule ${JSON.stringify(schedule)} has ${fields.length} fields, not six (seconds first)`];
+  const problems: string[] = [];
+  fields.forEach((field, i) => {
+    const { name, min, max } = CRON_FIELDS[i]!;
+    const inRange = (v: string | undefined) => v === undefined || (Number(v) >= min && Number(v) <= max);
+    for (const part of field.split(",")) {
+      const m = /^(?:\*|\?|(\d+)(?:-(\d+))?)(?:\/(\d+))?$/.exec(part);
+      const [, from, to, step] = m ?? [];
+      const ok = m !== null && inRange(from) && inRange(to) && (to === undefined || Number(from) <= Number(to)) && (step === undefined || Number(step) >= 1);
+      if (!ok) problems.push(`schedule ${JSON.stringify(schedule)}: ${name} ${JSON.stringify(part)}`);
+    }
+  });
+  return problems;
+}
+
+/** CloudNativePG's ScheduledBackup (a CRD, no kubernetes-models class): its required fields, checked by hand. */
+export function checkScheduledBackup(o: Obj): string[] {
+  const at = idOf(o);
+  const spec = isObj(o.spec) ? o.spec : {};
+  const problems: string[] = [];
+  if (!isObj(spec.cluster) || typeof spec.cluster.name !== "string" || spec.cluster.name === "") problems.push(`${at}: spec.cluster.name is required`);
+  if (typeof spec.schedule !== "string") problems.push(`${at}: spec.schedule is required`);
+  else problems.push(...cronProblems(spec.schedule).map((p) => `${at}: ${p}`));
+  if (spec.method !== undefined && !["barmanObjectStore", "volumeSnapshot", "plugin"].includes(String(spec.method))) problems.push(`${at}: spec.method ${String(spec.method)}`);
+  if (spec.backupOwnerReference !== undefined && !["none", "self", "cluster"].includes(String(spec.backupOwnerReference)))
+    problems.push(`${at}: spec.backupOwnerReference ${String(spec.backupOwnerReference)}`);
+  if (spec.target !== undefined && !["primary", "prefer-standby"].includes(String(spec.target))) problems.push(`${at}: spec.target ${String(spec.target)}`);
+  return problems;
+}

@@ -228,11 +228,11 @@ describe("prod overlay: Postgres verify-full", () => {
     // CloudNativePG's CA Secret: <cluster>-ca, keys ca.crt and ca.key.
     expect(fileAt(files, caFile)).toEqual({ secret: `${clusterName()}-ca`, key: "ca.crt" });
     expect([...files.values()].filter((f) => f.secret === `${clusterName()}-ca`).map((f) => f.key)).toEqual(["ca.crt"]);
-    // DATABASE_URL is still the operator's uri (board-db-app); service-kit adds the TLS settings.
+    // DATABASE_URL is the uri of the service's own role (board-db-<service>); service-kit adds the TLS settings.
     const ref = arr(container.env, "env")
       .map((e) => obj(e, "env"))
       .find((e) => e.name === "DATABASE_URL");
-    expect(ref?.valueFrom).toEqual({ secretKeyRef: { name: `${clusterName()}-app`, key: "uri" } });
+    expect(ref?.valueFrom).toEqual({ secretKeyRef: { name: `${clusterName()}-${service}`, key: "uri" } });
     const url = new URL(databaseUrl({ DATABASE_URL: env.DATABASE_URL, DATABASE_TLS_CA_FILE: caFile }, service) ?? "");
     expect(url.searchParams.get("sslmode")).toBe("verify-full");
     expect(url.searchParams.get("sslrootcert")).toBe(caFile);

@@ -17,6 +17,7 @@ const INSTALL_HINT: Record<string, string> = {
   kubectl: "kubectl (Debian: kubernetes-client, or the cloud SDK's kubectl)",
   yamllint: "Debian's yamllint (apt-get install yamllint)",
   "docker-compose": "Debian's docker-compose 1.29 (apt-get install docker-compose)",
+  promtool: "promtool, from Debian's prometheus (apt-get install prometheus)",
 };
 
 /** A command-line tool the deploy checks need; its absence fails the test with how to get it. */
@@ -30,11 +31,11 @@ export function tool(name: string): string {
   throw new Error(`${name} is not installed: the deploy checks need ${INSTALL_HINT[name] ?? name}`);
 }
 
-export function run(cmd: string, args: string[], opts: { cwd?: string; env?: Record<string, string>; input?: string } = {}): SpawnSyncReturns<string> {
+export function run(cmd: string, args: string[], opts: { cwd?: string; env?: Record<string, string>; input?: string; timeoutMs?: number } = {}): SpawnSyncReturns<string> {
   const res = spawnSync(cmd, args, {
     cwd: opts.cwd ?? root,
     encoding: "utf8",
-    timeout: 60_000,
+    timeout: opts.timeoutMs ?? 60_000,
     maxBuffer: 64 * 1024 * 1024,
     ...(opts.env ? { env: opts.env } : {}),
     ...(opts.input !== undefined ? { input: opts.input } : {}),

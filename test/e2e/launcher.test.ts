@@ -44,14 +44,20 @@ beforeAll(async () => {
   for (;;) {
     const res = await fetch(`http://127.0.0.1:${port}/api/board/free`);
     if (res.status === 200) break;
-    if (Date.now() - started > 90_000) throw new Error(`free read never served:\n${output}`);
+    if (Date.now() - started > 240_000) throw new Error(`free read never served:\n${output}`);
     await new Promise((r) => setTimeout(r, 250));
   }
   console.log(`e2e: stack serving /api/board/free ${((Date.now() - started) / 1000).toFixed(1)} s after launch`);
-});
+}, 300_000);
 
 afterAll(async () => {
-  if (launcher.exitCode === null) launcher.kill("SIGKILL");
+  // Ctrl-C first (a failed test must not leave the stack's processes running), killed if it hangs.
+  if (launcher.exitCode === null) {
+    const exited = new Promise((r) => launcher.once("exit", r));
+    launcher.kill("SIGINT");
+    await Promise.race([exited, new Promise((r) => setTimeout(r, 30_000))]);
+    if (launcher.exitCode === null) launcher.kill("SIGKILL");
+  }
   await db.drop();
   fs.rmSync(dataDir, { recursive: true, force: true });
 });

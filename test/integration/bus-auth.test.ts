@@ -1,10 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { BOARD_EVENTS_PATH, BoardPublishedEvent, BUS_PRINCIPALS, identityLicenseIssue, identityLicenseList, inboxPrefixOf, pingEndpoint, SERVICE_NAMES, type BusPrincipal } from "@board/proto";
-import { request, renderAuthorization } from "@board/service-kit";
+import { BOARD_EVENTS_PATH, BoardPublishedEvent, BUS_GRANTS, BUS_PRINCIPALS, BUS_STREAMS, identityLicenseIssue, identityLicenseList, inboxPrefixOf, pingEndpoint, SERVICE_NAMES, type BusPrincipal } from "@board/proto";
+import { BUS_STREAM_CONFIGS, ensureBusStreams, request, renderAuthorization } from "@board/service-kit";
 import { fixtureSnapshot, freePort } from "@board/service-kit/testing";
 import { startEvmChain, type EvmChain } from "@board/test-chains/evm";
 import { x402Client } from "@x402/core/client";
@@ -114,7 +114,76 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** The services that use a stream, with the streams each uses. */
+const streamUsers = SERVICE_NAMES.filter((s) => BUS_GRANTS[s].streams.length > 0);
+
+/** The bus-streams deploy step as a separate process (node --import tsx, as `npm run bus-streams` runs it) with this seed. */
+function busStreamsCli(seed: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const seedFile = path.join(dir, `cli-${Math.random().toString(36).slice(2)}.nk`);
+  writeFileSync(seedFile, seed, { mode: 0o600 });
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ["--import", "tsx", "services/identity/src/cli/bus-streams.ts"],
+      { cwd: path.resolve(import.meta.dirname, "../.."), env: { NATS_URL: url, NATS_NKEY_SEED_FILE: seedFile }, timeout: 30_000 },
+      (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
 describe("the bus with authorization on (nkeys, permissions from proto's BUS_GRANTS)", () => {
+  it("no service may widen its stream: metering's, board's and scanner-ingest's updates adding identity.v1.> and payments.v1.> are refused, and the stream is unchanged", async () => {
+    expect(streamUsers.sort()).toEqual(["board", "metering", "scanner-ingest"]);
+    await Promise.all(
+      streamUsers.flatMap((service) =>
+        BUS_GRANTS[service].streams.map(async ({ stream }) => {
+          const nc = await as(service);
+          const errors = violations(nc);
+          const jsm = await nc.jetstreamManager({ timeout: 1500 });
+          // It may read its stream's state, and nothing more.
+          const before = await jsm.streams.info(stream);
+          const widened = { ...before.config, subjects: [...before.config.subjects!, "identity.v1.>", "payments.v1.>"] };
+          await expect(jsm.streams.update(stream, widened), `${service} updating ${stream}`).rejects.toThrow();
+          await until(() => errors.includes(`publish $JS.API.STREAM.UPDATE.${stream}`));
+          // Nor delete it, purge it or make it anew under its own configuration.
+          await expect(jsm.streams.purge(stream)).rejects.toThrow();
+          await expect(jsm.streams.delete(stream)).rejects.toThrow();
+          const admin = await (await as("admin")).jetstreamManager();
+          expect((await admin.streams.info(stream)).config.subjects, `${stream} after ${service}'s attempts`).toEqual(BUS_STREAM_CONFIGS[stream]!.subjects);
+        }),
+      ),
+    );
+  });
+
+  it("no service may create a stream (one capturing identity.v1.> would hand it every licence key resolved)", async () => {
+    await Promise.all(
+      SERVICE_NAMES.map(async (service) => {
+        const nc = await as(service);
+        const errors = violations(nc);
+        const jsm = await nc.jetstreamManager({ timeout: 1500, checkAPI: false });
+        const name = `CAPTURE_${service.replace(/-/g, "_").toUpperCase()}`;
+        await expect(jsm.streams.add({ name, subjects: [`capture.${service}.>`, "identity.v1.>"] }), service).rejects.toThrow();
+        await until(() => errors.includes(`publish $JS.API.STREAM.CREATE.${name}`));
+      }),
+    );
+    const admin = await (await as("admin")).jetstreamManager();
+    const names: string[] = [];
+    for await (const n of admin.streams.names()) names.push(n);
+    expect(names.sort()).toEqual([...BUS_STREAMS].sort());
+  });
+
+  it("the operator's credential is the deploy step: it creates and updates every stream (ensureBusStreams, and npm run bus-streams), idempotently", async () => {
+    const operator = await as("operator");
+    expect(await ensureBusStreams(operator)).toEqual(BUS_STREAMS.map((stream) => ({ stream, outcome: "updated" })));
+    const cli = await busStreamsCli(seedOf("operator"));
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(cli.stdout).toBe(BUS_STREAMS.map((s) => `${s}: updated\n`).join(""));
+    // A service's credential is refused, with a sentence saying why.
+    const refused = await busStreamsCli(seedOf("scanner-ingest"));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain("is the credential the operator's?");
+  });
+
   it("a connection without a credential, or with a key the server does not know, is refused", async () => {
     await expect(connect({ servers: url, reconnect: false })).rejects.toThrow(/Authorization Violation/i);
     const stranger = nkeys.createUser();
@@ -201,7 +270,7 @@ describe("the bus with authorization on (nkeys, permissions from proto's BUS_GRA
   it("no service met a permission violation while serving: the server logged only this file's deliberate attempts", () => {
     const lines = serverLog.split("\n").filter((l) => /Violation/i.test(l));
     expect(lines.length).toBeGreaterThan(0);
-    // Services connect named "<service>:<instance>" (the server logs "<client version>:<name>"); this file's own connections are unnamed.
-    for (const line of lines) expect(line).toMatch(/ - "v[\d.]+:nats\.js" - /);
+    // Services connect named "<service>:<instance>" (the server logs "<client version>:<name>"); this file's own connections are unnamed, or the bus-streams tool it ran with a service's seed.
+    for (const line of lines) expect(line).toMatch(/ - "v[\d.]+:nats\.js(:bus-streams)?" - /);
   });
 });

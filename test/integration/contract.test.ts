@@ -37,6 +37,7 @@ const SAMPLES: Record<string, { req: unknown; refusal?: { status: number; code: 
   },
   "payments.v1.settle": { req: { claim_id: "00000000-0000-4000-8000-000000000000" }, refusal: { status: 402, code: "payment_already_used" } },
   "payments.v1.release": { req: { claim_id: "00000000-0000-4000-8000-000000000000", reason: "contract test" } },
+  "payments.v1.arrears.clear": { req: { payer: "0x0000000000000000000000000000000000000001", why: "contract test" }, refusal: { status: 404, code: "not_found" } },
   "identity.v1.resolve": { req: { credentials: { board_key: "bfk_unknown" } } },
   "identity.v1.free_key": { req: { email: "contract@example.com" } },
   "identity.v1.sign_in_challenge": { req: { resource_url: "http://localhost:8080/api/board/regime" } },
@@ -62,8 +63,11 @@ const SAMPLES: Record<string, { req: unknown; refusal?: { status: number; code: 
   "identity.v1.license_issue": { req: { kind: "scanner", period: "monthly", holder: "contract test" } },
   "identity.v1.license_cancel": { req: { license_id: "00000000-0000-4000-8000-000000000000" }, refusal: { status: 404, code: "not_found" } },
   "identity.v1.license_renew": { req: { license_id: "00000000-0000-4000-8000-000000000000" }, refusal: { status: 404, code: "not_found" } },
+  "identity.v1.license_revoke": { req: { license_id: "00000000-0000-4000-8000-000000000000", reason: "contract test" }, refusal: { status: 404, code: "not_found" } },
   "metering.v1.consume": { req: { principal: "ip:127.0.0.1", kind: "anonymous" } },
+  "metering.v1.consume_many": { req: { requests: [{ principal: "ip:127.0.0.1", kind: "anonymous" }, { principal: "license:contract", kind: "licensed" }] } },
   "metering.v1.refund": { req: { principal: "key:contract", day: "2026-11-20" } },
+  "metering.v1.new_credential": { req: { kind: "wallet", client: "127.0.0.1", wallet: "wallet:eip155:8453:0x0000000000000000000000000000000000000001" } },
 };
 
 it("every endpoint on the bus answers with a reply valid against its proto schema", async () => {

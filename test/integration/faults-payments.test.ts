@@ -10,7 +10,7 @@ import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePayment
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { x402Client } from "@x402/fetch";
 import pg from "pg";
-import { createPublicClient, createWalletClient, http as viemHttp, parseAbiItem, type Address, type Hex } from "viem";
+import { concat, createPublicClient, createWalletClient, http as viemHttp, pad, parseAbiItem, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { wrapFetchWithPayment as wrapFetchV1 } from "x402-fetch";
@@ -575,7 +575,7 @@ describe("a settlement whose outcome payments cannot read", () => {
   });
 
   it("v1 (x402-fetch 1.x) from a contract wallet, settled by x402's facilitator, mined but every receipt lookup fails: nothing served, the claim stays open (not failed) and is reconciled as settled, once", async () => {
-    // A contract wallet's signature cannot be recovered locally: x402's v1 exact scheme
+    // A contract wallet's signature cannot be checked locally: x402's v1 exact scheme
     // verifies and settles it (not a batch), the path whose receipt failure comes back as an
     // error message with no transaction.
     const owner = privateKeyToAccount(generatePrivateKey());
@@ -589,7 +589,11 @@ describe("a settlement whose outcome payments cannot read", () => {
       header = new Headers(init?.headers).get("x-payment") ?? header;
       return fetch(input, { ...init, signal: AbortSignal.timeout(HANG_MS) });
     };
-    const client = createWalletClient({ account: { ...owner, address: wallet }, chain: chain.chain, transport: viemHttp(chain.rpcUrl) });
+    // Its owner's ECDSA signature with the wallet's own data after it (as smart wallets sign):
+    // not 65 bytes, so not refused for failing to recover to the wallet's address locally; only
+    // the chain (ERC-1271) can say, and the facilitator asks it.
+    const signTypedData = (async (args: Parameters<typeof owner.signTypedData>[0]) => concat([await owner.signTypedData(args), pad("0x01", { size: 32 })])) as typeof owner.signTypedData;
+    const client = createWalletClient({ account: { ...owner, address: wallet, signTypedData }, chain: chain.chain, transport: viemHttp(chain.rpcUrl) });
     const balance = await chain.balanceOf(payTo);
     const t = Date.now();
     rpc.rule = (m) => (m === "eth_getTransactionReceipt" ? "fail" : "forward");
@@ -705,7 +709,8 @@ describe("batched settlement (Multicall3 aggregate3 on Base)", () => {
 
   it("payments SIGKILLed with a batch sent and not yet mined: the next instance keeps its claims open while it may land, then settles each exactly once", async () => {
     await stack.stopPayments();
-    const victim = await spawnPayments(paymentsEnv({ SETTLEMENT_BATCH_MAX: "4", SETTLEMENT_BATCH_WINDOW_MS: "2000" }));
+    // Reads that wait for their block (ANSWER_BEFORE_BLOCK_MAX_PRICE=0): none may be served before it lands.
+    const victim = await spawnPayments(paymentsEnv({ SETTLEMENT_BATCH_MAX: "4", SETTLEMENT_BATCH_WINDOW_MS: "2000", ANSWER_BEFORE_BLOCK_MAX_PRICE: "0" }));
     const batch = [await signedPayment("/api/board/regime"), await signedPayment("/api/board/indices"), await signedPayment("/api/board/movers"), await signedPayment("/api/board/regime")];
     const balance = await chain.balanceOf(payTo);
     const nonce = await facilitatorNonce();
@@ -746,7 +751,10 @@ describe("batched settlement (Multicall3 aggregate3 on Base)", () => {
   });
 
   it("a batch never mined (dropped from the mempool): its reads are refused, its claims stay open while it may land, then are released and each payment buys its read once", async () => {
-    await batchingPayments(3, 2_000, { SETTLEMENT_RECEIPT_TIMEOUT_MS: "800", SETTLEMENT_RECEIPT_POLL_MS: "50" });
+    // Reads that wait for their block (above ANSWER_BEFORE_BLOCK_MAX_PRICE, past a payer's cap, or
+    // with it at 0, as here); a read answered before its block whose transaction is dropped is in
+    // paid-reads-before-block.test.ts.
+    await batchingPayments(3, 2_000, { SETTLEMENT_RECEIPT_TIMEOUT_MS: "800", SETTLEMENT_RECEIPT_POLL_MS: "50", ANSWER_BEFORE_BLOCK_MAX_PRICE: "0" });
     const batch = [await signedPayment("/api/board/regime"), await signedPayment("/api/board/indices"), await signedPayment("/api/board/movers")];
     const balance = await chain.balanceOf(payTo);
     const t = Date.now();

@@ -151,6 +151,29 @@ describe("the free key tier", () => {
     }
   });
 
+  it("counts per email, not per key: the same email posted again gets a new key and the same day's count (25 across both, the 26th 429)", async () => {
+    const first = await freeKey("reissue@example.com");
+    for (let i = 1; i <= 15; i++) expect((await read("/api/board/regime", first)).status, `read ${i}`).toBe(200);
+    const second = await freeKey("Reissue@Example.com");
+    expect(second).not.toBe(first);
+    const reads = [];
+    for (let i = 16; i <= 25; i++) {
+      const res = await read("/api/board/indices", second);
+      expect(res.status, `read ${i}`).toBe(200);
+      reads.push(((await res.json()) as TierBody).tier.used_today);
+    }
+    expect(reads).toEqual([16, 17, 18, 19, 20, 21, 22, 23, 24, 25]);
+    const refused = await read("/api/board/indices", second);
+    expect(refused.status).toBe(429);
+    expect((await errorOf(refused)).code).toBe("daily_cap_reached");
+    // A third key does not start the day again either.
+    const third = await freeKey("reissue@example.com");
+    const again = await read("/api/board/movers", third);
+    expect(again.status).toBe(429);
+    expect(Number(again.headers.get("retry-after"))).toBeGreaterThan(0);
+    await again.body?.cancel();
+  });
+
   it("does not count a read the board could not serve", async () => {
     const key = await freeKey("unserved@example.com");
     expect(((await (await read("/api/board/regime", key)).json()) as TierBody).tier.used_today).toBe(1);

@@ -1,6 +1,7 @@
 import http from "node:http";
 import { gunzipSync } from "node:zlib";
 import { BoardState, BoardStatus, ErrorBody, FreeBoard, FullBoard, SymbolDirectory } from "@board/proto";
+import { fixtureSnapshot } from "@board/service-kit/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Stack, until } from "./harness.js";
 
@@ -107,5 +108,21 @@ describe("gateway free reads", () => {
     expect((await expectError(await get("/api/board/name?sym="), 400, "invalid_query")).error.param).toBe("sym");
     expect((await expectError(await get("/api/board/name?sym=A,B,C,D,E,F,G,H,I,J,K"), 400, "invalid_query")).error.param).toBe("sym");
     expect((await expectError(await get("/api/board/asof"), 400, "invalid_query")).error.param).toBe("date");
+  });
+
+  it("says how late a board's prices are: data_delay and X-Board-Data-Delay from its provider, absent where the board did not say", async () => {
+    const vendorBoard = fixtureSnapshot({ asofDaily: "2026-11-20", computedAt: "2026-11-20T10:00:00-08:00", seed: 4, intraday: true });
+    vendorBoard.board.provider = { name: "vendor", detail: "Alpaca market data (iex feed)", simulated: false, vendor: "alpaca", feed: "iex", delay: "delayed_15m" };
+    await stack.publish(vendorBoard);
+    await until(() => stack.board!.publication()?.board.provider.delay === "delayed_15m");
+    const res = await get("/api/board/status");
+    const body = BoardStatus.parse(await res.json());
+    expect(body.freshness.data_delay).toBe("delayed_15m");
+    expect(res.headers.get("x-board-data-delay")).toBe("delayed_15m");
+    expect(body.freshness.poll_hint).toContain("15-minute delayed feed");
+    // The free board is cut from the earlier day's board (a fixture that does not say its delay).
+    const free = await get("/api/board/free");
+    expect(FreeBoard.parse(await free.json()).freshness.data_delay).toBeUndefined();
+    expect(free.headers.get("x-board-data-delay")).toBeNull();
   });
 });

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { boardContentHash, SERVED_READS_STREAM, type BusPrincipal, type Route, type Snapshot } from "@board/proto";
-import { ensureSnapshotStream } from "@board/service-kit";
+import { ensureBusStreams } from "@board/service-kit";
 import { busEnvOf, busOptionsOf, deleteSnapshotStream, fixtureSnapshot, freePort, liveSnapshot, freshDatabase, testInfra, type TestDatabase } from "@board/service-kit/testing";
 import { eip3009TokenAbi, type EvmChain } from "@board/test-chains/evm";
 import { connect, type ConnectionOptions, type NatsConnection } from "nats";
@@ -18,10 +18,16 @@ import { startIdentity } from "../../services/identity/src/start.js";
 import { MeteringEnv } from "../../services/metering/src/env.js";
 import { startMetering } from "../../services/metering/src/start.js";
 
+/** Metering settings that lift the hourly limits on new free keys and wallet sign-ins per client address. */
+export const NO_NEW_CREDENTIAL_LIMITS = { FREE_KEYS_PER_ADDRESS_PER_HOUR: "1000000", SIGN_INS_PER_ADDRESS_PER_HOUR: "1000000" } as const;
+
 export interface StackOptions {
   /** The clock of identity and metering (days, idle expiry, sessions, tokens). */
   now?: () => Date;
-  /** Metering settings; by default the anonymous burst is lifted so tests that poll are not limited. */
+  /**
+   * Metering settings; by default the anonymous burst and the new keys and sign-ins per client
+   * address are lifted, so tests that poll, or issue many keys from 127.0.0.1, are not limited.
+   */
   metering?: Record<string, string>;
   identity?: Record<string, string>;
   /** Gateway settings (a fault test's short BUS_TIMEOUT_MS, so a request lost with a killed service answers in seconds). */
@@ -91,16 +97,17 @@ export class Stack {
     } else if (opts.natsSeeds) this.natsSeeds = opts.natsSeeds;
     this.nc = await connect(this.busOptions());
     await deleteSnapshotStream(this.nc);
-    await ensureSnapshotStream(this.nc);
-    // Each file counts its own served reads: metering makes the stream again at start.
+    // Each file counts its own served reads.
     await (await this.nc.jetstreamManager()).streams.delete(SERVED_READS_STREAM).catch(() => false);
+    // The deploy step, as the operator would run it: services may use the streams, never make them.
+    await ensureBusStreams(this.nc);
     this.db = await freshDatabase(this.infra.databaseUrl);
     this.databaseUrl = opts.databaseUrlFor ? opts.databaseUrlFor(this.db.url) : this.db.url;
     const port = await freePort();
     this.base = `http://127.0.0.1:${port}`;
     const clock = opts.now ? { now: opts.now } : {};
     this.metering = await startMetering(
-      MeteringEnv.parse({ ...this.common(), ...this.seed("metering"), ANON_BURST_CAPACITY: "100000", ANON_BURST_PER_SECOND: "100000", ...opts.metering }),
+      MeteringEnv.parse({ ...this.common(), ...this.seed("metering"), ANON_BURST_CAPACITY: "100000", ANON_BURST_PER_SECOND: "100000", ...NO_NEW_CREDENTIAL_LIMITS, ...opts.metering }),
       clock,
     );
     this.identity = await startIdentity(
@@ -206,7 +213,13 @@ export async function refusal(res: Response): Promise<string> {
  * Someone else settles an x402 EIP-3009 payment (a base64 PAYMENT-SIGNATURE value) straight on
  * the token, from `relayerKey`: the authorization is used on chain meanwhile. Mined when it resolves.
  */
-export async function executeElsewhere(chain: EvmChain, relayerKey: Hex, payment: string): Promise<Hash> {
+export async function executeElsewhere(
+  chain: EvmChain,
+  relayerKey: Hex,
+  payment: string,
+  /** Gas and fees given (a node estimates against its pending block, where the authorization may be used already). */
+  fees: { gas?: bigint; maxPriorityFeePerGas?: bigint; maxFeePerGas?: bigint } = {},
+): Promise<Hash> {
   const { payload } = JSON.parse(Buffer.from(payment, "base64").toString()) as {
     payload: { signature: Hex; authorization: { from: Address; to: Address; value: string; validAfter: string; validBefore: string; nonce: Hex } };
   };
@@ -217,6 +230,7 @@ export async function executeElsewhere(chain: EvmChain, relayerKey: Hex, payment
     abi: eip3009TokenAbi,
     functionName: "transferWithAuthorization",
     args: [a.from, a.to, BigInt(a.value), BigInt(a.validAfter), BigInt(a.validBefore), a.nonce, payload.signature],
+    ...fees,
   });
   await createPublicClient({ chain: chain.chain, transport: http(chain.rpcUrl) }).waitForTransactionReceipt({ hash });
   return hash;

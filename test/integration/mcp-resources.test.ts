@@ -357,8 +357,19 @@ describe("1,000 listening sessions on one gateway process", () => {
       `[mcp-resources] gateway process RSS at rest: ${before} MB before, ${held} MB with ${N} sessions each holding its GET stream (+${held - before} MB, ~${(((held - before) * 1024) / N).toFixed(1)} KB a session; ${opened} MB just after opening them), ` +
         `${after} MB after one publication; JetStream publish -> notification at all ${N}: first ${Math.min(...arrivals).toFixed(0)} ms, last ${Math.max(...arrivals).toFixed(0)} ms`,
     );
-    expect(held - before).toBeLessThan(100);
-    expect(Math.max(...arrivals)).toBeLessThan(3000);
+    // Bounds from measured spreads, with a stated margin (a figure asserted at its measured value
+    // fails half the runs). Measured 2026-11-27 on a 2-core, 24 GiB CI machine of this project,
+    // shared with other agents' builds and tests (load 11 to 17 in most runs):
+    // - memory held (held - before): Node 20: +24, +24, +25, +26, +63, +67 MB; Node 26
+    //   (test:shipped-node): +55, -5, -9 MB (its baseline keeps pooled pages: 155 to 198 MB); once
+    //   +127 MB in a clean-clone CI run, as just after opening (+55 to +114 MB here) when the idle
+    //   collections had not yet run. Bound 160 MB: 1.25x the highest seen, 2.4x the highest here;
+    //   it still fails a leak of a board-sized copy (250 KB and more) per session.
+    // - publish -> notification at all 1000, the last: 597 ms on a quiet machine (load 0.7); 515 to
+    //   3,384 ms under the other agents' load (it failed 3,000 once). Bound 6,000 ms: 10x the quiet
+    //   figure, 1.8x the worst loaded one; widened for that load, CI's own runs are quieter.
+    expect(held - before).toBeLessThan(160);
+    expect(Math.max(...arrivals)).toBeLessThan(6000);
     for (const s of sessions) s.req!.destroy();
   }, 240_000);
 });

@@ -83,7 +83,9 @@ async function readyz(): Promise<{ status: number; body: Record<string, unknown>
 async function boardSays(expected: Rails): Promise<void> {
   await until(async () => {
     const status = BoardStatus.parse(await (await fetch(`${stack.base}/api/board/status`)).json());
-    return JSON.stringify(status.payments) === JSON.stringify(expected);
+    // The rails as said (the block also carries the exposure of reads answered before their block).
+    const said = status.payments && { mode: status.payments.mode, rails: status.payments.rails };
+    return JSON.stringify(said) === JSON.stringify(expected);
   });
 }
 

@@ -196,7 +196,8 @@ describe("/metrics on the health ports after that traffic", () => {
   });
 
   it("identity and metering: their handlers by subject and outcome", async () => {
-    expect(samples(await scrape(stack.identity!.runtime.health.port), "bus_handled_seconds_count", { subject: identityResolve.subject, outcome: "ok" })[0]?.value).toBeGreaterThanOrEqual(2);
+    // At least once: the gateway keeps a resolved key a few seconds, so reads of one key ask once.
+    expect(samples(await scrape(stack.identity!.runtime.health.port), "bus_handled_seconds_count", { subject: identityResolve.subject, outcome: "ok" })[0]?.value).toBeGreaterThanOrEqual(1);
     expect(samples(await scrape(stack.metering!.runtime.health.port), "bus_handled_seconds_count", { subject: meteringConsume.subject, outcome: "ok" })[0]?.value).toBeGreaterThanOrEqual(1);
   });
 });

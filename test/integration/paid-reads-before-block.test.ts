@@ -1,0 +1,270 @@
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import { ExactEvmScheme } from "@x402/evm/exact/client";
+import { x402Client } from "@x402/fetch";
+import { eip3009TokenAbi, startEvmChain, type EvmChain } from "@board/test-chains/evm";
+import { sql } from "drizzle-orm";
+import { createPublicClient, createWalletClient, http, type Hex, type PublicClient } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { Mppx } from "mppx/client";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { usdcClientMethod } from "../../services/payments/test/support/mpp-usdc-client.js";
+import { executeElsewhere, refusal, Stack, until } from "./harness.js";
+
+/**
+ * Paid reads answered before their block (Base): what the buyer is told, the cap per payer,
+ * and each way a transfer can fail after its read was served, with what it cost counted.
+ * The chain does not mine on its own here: each test mines when it wants its block.
+ */
+const stack = new Stack();
+let chain: EvmChain;
+let rpc: PublicClient;
+const payTo = privateKeyToAccount(generatePrivateKey()).address;
+const PRICE = 5_000n;
+/** The default cap per payer: ten 0.005 reads. */
+const CAP = 50_000n;
+const PATH = "/api/board/regime";
+
+const rpcCall = (method: string, params: unknown[] = []) => rpc.request({ method: method as never, params: params as never });
+const mine = () => rpcCall("evm_mine");
+
+beforeAll(async () => {
+  chain = await startEvmChain({ accounts: 4 });
+  rpc = createPublicClient({ chain: chain.chain, transport: http(chain.rpcUrl) });
+  await stack.start();
+  await stack.startBoard();
+  await stack.publishTwoDays();
+  await stack.startPayments({
+    PAY_TO_BASE: payTo,
+    BASE_RPC_URL: chain.rpcUrl,
+    BASE_FACILITATOR_KEY: chain.accounts[0] as Hex,
+    PUBLIC_BASE_URL: "http://127.0.0.1:8080",
+    // Generated per run: never a committed secret. MPP waits for its block, but refuses a payer in arrears too.
+    MPP_SECRET_KEY: Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64"),
+    // Short, so that a dropped transaction is found unknown and reconciled within the test.
+    SETTLEMENT_RECEIPT_TIMEOUT_MS: "1500",
+    RECONCILE_AFTER_SECONDS: "1",
+  });
+  await stack.untilServing();
+}, 60_000);
+afterAll(async () => {
+  await rpcCall("evm_setAutomine", [true]).catch(() => undefined);
+  await stack.stop();
+  await chain?.stop();
+});
+// Each test starts on a chain that mines only when told (set-up such as minting is done before).
+beforeEach(async () => {
+  await rpcCall("evm_setAutomine", [true]);
+});
+
+async function payer(usdc: bigint) {
+  const key = generatePrivateKey();
+  const account = privateKeyToAccount(key);
+  if (usdc > 0n) await chain.mint(account.address, usdc);
+  // Gas of its own, for the tests where the payer moves its balance itself.
+  await rpcCall("hardhat_setBalance", [account.address, "0x56bc75e2d63100000"]);
+  return { key, account };
+}
+
+/** A payment for PATH signed by @x402/evm's own client. */
+async function signedPayment(key: Hex): Promise<string> {
+  const res = await fetch(`${stack.base}${PATH}`);
+  const required = decodePaymentRequiredHeader(res.headers.get("payment-required")!);
+  required.accepts = required.accepts.filter((a) => a.network === "eip155:8453").slice(0, 1);
+  const client = x402Client.fromConfig({ schemes: [] }).register("eip155:*", new ExactEvmScheme(privateKeyToAccount(key)));
+  return encodePaymentSignatureHeader(await client.createPaymentPayload(required));
+}
+
+/** PAYMENT-RESPONSE and the payload of its signed receipt (a JWS: its payload is read, its signature is checked elsewhere). */
+function receiptOf(res: Response) {
+  const response = decodePaymentResponseHeader(res.headers.get("payment-response")!) as ReturnType<typeof decodePaymentResponseHeader> & { settlement?: string };
+  const jws = (response.extensions?.["offer-receipt"] as { info: { receipt: { signature: string } } } | undefined)?.info.receipt.signature;
+  const signed = jws ? (JSON.parse(Buffer.from(jws.split(".")[1]!, "base64url").toString()) as { settlement?: string; transaction: string }) : null;
+  return { response, signed };
+}
+
+async function rows<T>(query: ReturnType<typeof sql>): Promise<T[]> {
+  return ((await stack.payments!.runtime.database!.db.execute(query)) as unknown as { rows: T[] }).rows;
+}
+const settlementOf = async (transaction: string) => rows<{ settlement: string; n: number }>(sql`select settlement::text, count(*)::int as n from payments.claims where transaction = ${transaction} group by 1`);
+const exposureOf = async (address: string) =>
+  (await rows<{ unsettled: string; owed: string }>(sql`select unsettled::text, owed::text from payments.payer_exposure where payer = ${address.toLowerCase()}`))[0] ?? { unsettled: "0", owed: "0" };
+const lossesOf = async (address: string) => rows<{ amount: string; reason: string }>(sql`select amount::text, reason from payments.losses where payer = ${address.toLowerCase()} and cleared_at is null`);
+async function metric(name: string): Promise<number> {
+  const text = await stack.payments!.runtime.metrics.registry.metrics();
+  return text
+    .split("\n")
+    .filter((l) => l.startsWith(name))
+    .reduce((sum, l) => sum + Number(l.split(" ").pop()), 0);
+}
+
+describe("paid reads answered before their block", () => {
+  it("answers at once while its transfer waits for the block; PAYMENT-RESPONSE and the signed receipt say pending; after the block the same payment is delivered with the final receipt", async () => {
+    const { key } = await payer(100_000n);
+    const payment = await signedPayment(key);
+    const before = await chain.balanceOf(payTo);
+    await rpcCall("evm_setAutomine", [false]);
+    const started = performance.now();
+    const first = await stack.paidGet(PATH, payment);
+    const took = performance.now() - started;
+    expect(first.status).toBe(200);
+    const pending = receiptOf(first);
+    expect(pending.response).toMatchObject({ success: true, network: "eip155:8453", settlement: "pending" });
+    expect(pending.signed).toMatchObject({ settlement: "pending", transaction: pending.response.transaction });
+    // Not mined: nothing has moved yet, and the read did not wait for a block.
+    expect(await chain.balanceOf(payTo)).toBe(before);
+    expect(took).toBeLessThan(5_000);
+    await mine();
+    await until(async () => (await settlementOf(pending.response.transaction))[0]?.settlement === "final");
+    expect(await chain.balanceOf(payTo)).toBe(before + PRICE);
+    const again = await stack.paidGet(PATH, payment);
+    expect(again.status).toBe(200);
+    expect(again.headers.get("payment-redelivery")).toBe("1");
+    const final = receiptOf(again);
+    expect(final.response).toMatchObject({ success: true, settlement: "final", transaction: pending.response.transaction });
+    expect(final.signed).toMatchObject({ settlement: "final", transaction: pending.response.transaction });
+  });
+
+  it("caps what a payer is served unsettled: ten 0.005 reads answer before the block, the eleventh waits for it", async () => {
+    const { key, account } = await payer(1_000_000n);
+    const payments: string[] = [];
+    for (let i = 0; i < 11; i++) payments.push(await signedPayment(key));
+    await rpcCall("evm_setAutomine", [false]);
+    for (const payment of payments.slice(0, 10)) {
+      const res = await stack.paidGet(PATH, payment);
+      expect(res.status).toBe(200);
+      expect(receiptOf(res).response).toMatchObject({ settlement: "pending" });
+    }
+    expect(await exposureOf(account.address)).toEqual({ unsettled: CAP.toString(), owed: "0" });
+    let answered: Response | null = null;
+    const eleventh = stack.paidGet(PATH, payments[10]!).then((r) => (answered = r));
+    await new Promise((r) => setTimeout(r, 700));
+    expect(answered).toBeNull();
+    await mine();
+    const res = await eleventh;
+    expect(res.status).toBe(200);
+    expect(receiptOf(res).response).toMatchObject({ settlement: "final" });
+    await until(async () => (await exposureOf(account.address)).unsettled === "0");
+  });
+
+  it("a payer that spends its balance before the block: every read served unpaid is recorded as lost, never more than the cap; its next payment is refused until an operator clears it", async () => {
+    const { key, account } = await payer(CAP);
+    const payments: string[] = [];
+    for (let i = 0; i < 10; i++) payments.push(await signedPayment(key));
+    const before = await chain.balanceOf(payTo);
+    const lossesBefore = await metric("payments_losses_total");
+    await rpcCall("evm_setAutomine", [false]);
+    for (const payment of payments) expect((await stack.paidGet(PATH, payment)).status).toBe(200);
+    // The payer moves its whole balance away, paying a higher tip: mined before the settlements.
+    const wallet = createWalletClient({ account, chain: chain.chain, transport: http(chain.rpcUrl) });
+    await wallet.writeContract({
+      address: chain.usdc,
+      abi: eip3009TokenAbi,
+      functionName: "transfer",
+      args: [privateKeyToAccount(generatePrivateKey()).address, CAP],
+      gas: 100_000n,
+      maxPriorityFeePerGas: 50_000_000_000n,
+      maxFeePerGas: 100_000_000_000n,
+    });
+    await mine();
+    await until(async () => (await lossesOf(account.address)).length === 10);
+    const lost = (await lossesOf(account.address)).reduce((sum, l) => sum + BigInt(l.amount), 0n);
+    expect(lost).toBe(CAP);
+    expect(await exposureOf(account.address)).toEqual({ unsettled: "0", owed: CAP.toString() });
+    expect(await chain.balanceOf(payTo)).toBe(before);
+    expect(await metric("payments_losses_total")).toBe(lossesBefore + 10);
+    // Status says it too (payments.v1.status, as the board's status view shows it).
+    type Status = { payments: { exposure?: { losses: number; payers_owing: number } } | null };
+    await until(async () => {
+      const s = (await (await fetch(`${stack.base}/api/board/status`)).json()) as Status;
+      return (s.payments?.exposure?.payers_owing ?? 0) >= 1 && (s.payments?.exposure?.losses ?? 0) >= 10;
+    });
+
+    // Funded again, it is refused until the operator clears what it owes; nothing is charged meanwhile.
+    await rpcCall("evm_setAutomine", [true]);
+    await chain.mint(account.address, 100_000n);
+    const refused = await stack.paidGet(PATH, await signedPayment(key));
+    expect(await refusal(refused)).toBe("payment_payer_in_arrears");
+    const mpp = await Mppx.create({ methods: [usdcClientMethod(account)], polyfill: false }).fetch(`${stack.base}${PATH}`);
+    expect(mpp.status).toBe(402);
+    expect(((await mpp.json()) as { code: string }).code).toBe("payment_payer_in_arrears");
+    expect(await chain.balanceOf(payTo)).toBe(before);
+    expect(await stack.payments!.exposure.clear(account.address, "paid by bank transfer")).toBe(10);
+    const served = await stack.paidGet(PATH, await signedPayment(key));
+    expect(served.status).toBe(200);
+    expect(await chain.balanceOf(payTo)).toBe(before + PRICE);
+  });
+
+  it("the same authorization raced onto the chain by someone else: our transfer fails but the read was paid; final, nothing lost", async () => {
+    const { key, account } = await payer(100_000n);
+    const payment = await signedPayment(key);
+    const before = await chain.balanceOf(payTo);
+    await rpcCall("evm_setAutomine", [false]);
+    const res = await stack.paidGet(PATH, payment);
+    expect(res.status).toBe(200);
+    const { transaction } = receiptOf(res).response;
+    // Sent with a higher tip than ours, mined first in the same block.
+    const raced = executeElsewhere(chain, chain.accounts[1] as Hex, payment, { gas: 150_000n, maxPriorityFeePerGas: 50_000_000_000n, maxFeePerGas: 100_000_000_000n });
+    await until(async () => (await pendingCount()) >= 2);
+    await mine();
+    await raced;
+    await until(async () => (await settlementOf(transaction))[0]?.settlement !== "pending");
+    expect(await lossesOf(account.address)).toEqual([]);
+    expect(await exposureOf(account.address)).toEqual({ unsettled: "0", owed: "0" });
+    expect(await chain.balanceOf(payTo)).toBe(before + PRICE);
+    const ended = await rows<{ settlement: string }>(sql`select settlement::text from payments.claims where payer = ${account.address} and state = 'settled'`);
+    expect(ended).toEqual([{ settlement: "final" }]);
+  });
+
+  it("a transaction dropped before its block (the node forgot it): found unknown, the authorization is sent again by reconciliation; final, nothing lost", async () => {
+    const { key, account } = await payer(100_000n);
+    const payment = await signedPayment(key);
+    const before = await chain.balanceOf(payTo);
+    await rpcCall("evm_setAutomine", [false]);
+    const snapshot = await rpcCall("evm_snapshot");
+    const res = await stack.paidGet(PATH, payment);
+    expect(res.status).toBe(200);
+    const { transaction } = receiptOf(res).response;
+    expect(await rpc.getTransaction({ hash: transaction as Hex })).toBeTruthy();
+    // Back to before the broadcast: the pending transaction is gone, as a dropped one would be.
+    await rpcCall("evm_revert", [snapshot]);
+    await expect(rpc.getTransaction({ hash: transaction as Hex })).rejects.toThrow();
+    await mine();
+    // The receipt never comes (SETTLEMENT_RECEIPT_TIMEOUT_MS): the settlement stays pending.
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect((await settlementOf(transaction))[0]?.settlement).toBe("pending");
+    // Reconciliation (every RECONCILE_AFTER_SECONDS, or asked here) finds the authorization
+    // unused and still valid, and sends it again; mined, the settlement is final.
+    await rpcCall("evm_setAutomine", [true]);
+    await until(async () => {
+      await stack.payments!.reconcile();
+      if ((await pendingCount()) > 0) await mine();
+      return (await rows<{ settlement: string }>(sql`select settlement::text from payments.claims where payer = ${account.address} and state = 'settled'`))[0]?.settlement === "final";
+    }, 20_000);
+    expect(await lossesOf(account.address)).toEqual([]);
+    expect(await exposureOf(account.address)).toEqual({ unsettled: "0", owed: "0" });
+    expect(await chain.balanceOf(payTo)).toBe(before + PRICE);
+  });
+
+  it("the full board (0.25 USDC, above ANSWER_BEFORE_BLOCK_MAX_PRICE) waits for its block", async () => {
+    const { key } = await payer(1_000_000n);
+    const res0 = await fetch(`${stack.base}/api/board/agent`);
+    const required = decodePaymentRequiredHeader(res0.headers.get("payment-required")!);
+    required.accepts = required.accepts.filter((a) => a.network === "eip155:8453").slice(0, 1);
+    const client = x402Client.fromConfig({ schemes: [] }).register("eip155:*", new ExactEvmScheme(privateKeyToAccount(key)));
+    const payment = encodePaymentSignatureHeader(await client.createPaymentPayload(required));
+    await rpcCall("evm_setAutomine", [false]);
+    let answered: Response | null = null;
+    const read = stack.paidGet("/api/board/agent", payment).then((r) => (answered = r));
+    await new Promise((r) => setTimeout(r, 700));
+    expect(answered).toBeNull();
+    await mine();
+    const res = await read;
+    expect(res.status).toBe(200);
+    expect(receiptOf(res).response).toMatchObject({ settlement: "final" });
+  });
+});
+
+async function pendingCount(): Promise<number> {
+  const block = (await rpcCall("eth_getBlockByNumber", ["pending", false])) as { transactions: unknown[] } | null;
+  return block?.transactions.length ?? 0;
+}
