@@ -3,6 +3,19 @@ import { z } from "zod";
 
 /** The history reads measured, licensed, each beside a ceiling serving its bytes (bench/history.ts). */
 export const HISTORY_ROW_IDS = ["history-asof", "history-regime", "history-names", "history-changes"] as const;
+/**
+ * The chain cadences the paid rows run on, as block intervals in ms: automine (a block per
+ * transaction, at once), a block every 100 ms, and a block every 2 s (as Base mines).
+ */
+export const CADENCES = { instant: 0, "100ms": 100, "2s": 2000 } as const;
+export type Cadence = keyof typeof CADENCES;
+/**
+ * Funded payers per paid row unless --paid-payers says otherwise. 64 on the 2 s chain: the
+ * payments service is to cap what each payer may have been served and not yet settled on
+ * chain (a few reads' worth), and 8 payers reading as fast as 16 lanes allow for a whole block would
+ * measure that cap, not the service.
+ */
+export const DEFAULT_PAID_PAYERS: Record<Cadence, number> = { instant: 8, "100ms": 8, "2s": 64 };
 export const ROW_IDS = [
   "ceiling",
   "ceiling-board",
@@ -23,7 +36,13 @@ export const ROW_IDS = [
   "paid-native",
   "paid-native-64",
   "paid-viem",
+  "paid-100ms",
+  "paid-2s",
+  "paid-100ms-block",
+  "paid-2s-block",
   "reference",
+  "reference-100ms",
+  "reference-2s",
   "recovery",
 ] as const;
 export type RowId = (typeof ROW_IDS)[number];
@@ -41,6 +60,8 @@ export const BenchArgs = z.object({
   paidConcurrency: count.default(16),
   /** Pre-signed payments per paid row; unset: 1.5 × (warm-up rate × duration), so the duration ends the row. */
   paidRequests: count.optional(),
+  /** Funded payers per paid row (payments are signed round-robin over them); unset: DEFAULT_PAID_PAYERS of the row's cadence. */
+  paidPayers: count.optional(),
   /** Payments spent warming each paid row up. */
   paidWarmup: count.default(96),
   /** Upper bound on the automatic paidRequests (signing is not free). */
@@ -80,12 +101,18 @@ const HELP = `npm run bench -- [options]
   --paid-concurrency <n>   lanes for paid rows (16)
   --paid-requests <n>      pre-signed payments per paid row (auto: 1.5 x warm-up rate x duration)
   --paid-warmup <n>        payments spent warming up each paid row (96)
+  --paid-payers <n>        funded payers per paid row, payments round-robin over them (8; 64 on the 2 s chain)
   --max-paid-requests <n>  cap on the automatic paid-requests (6000)
   --free-principals <n>    free keys / wallet addresses for the free-tier rows, 25 reads each (800)
   --max-licensed-requests <n>  cap on requests of the license and bearer rows (200000)
   --check-calls <n>        sequential calls per tier check timed alone (2000)
   --recovery-seconds <s>   seconds per signature-recovery micro-benchmark (2)
   --rows <list>            comma list of ${ROW_IDS.join(",")} (all)
+                           paid-native, paid-native-64, paid-viem and reference run on an automining chain (a block
+                           per transaction, at once); paid-100ms / reference-100ms on a block every 100 ms, paid-2s /
+                           reference-2s on a block every 2 s (as Base), each stack row beside the reference of its cadence;
+                           paid-100ms-block / paid-2s-block: the stack with ANSWER_BEFORE_BLOCK_MAX_PRICE=0, every
+                           read waiting for its block (as before reads were answered before it)
   --out <file>             JSON results (bench/results/latest.json)
   --cpu-profile <dir>      write each measured run's main-thread CPU profile to <dir>/<row>.cpuprofile
   --cpu-by-service on|off  split each row's main-thread CPU by service from a CPU profile (on)
@@ -102,6 +129,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
       "paid-concurrency": { type: "string" },
       "paid-requests": { type: "string" },
       "paid-warmup": { type: "string" },
+      "paid-payers": { type: "string" },
       "max-paid-requests": { type: "string" },
       "recovery-seconds": { type: "string" },
       "free-principals": { type: "string" },
@@ -125,6 +153,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
     paidConcurrency: values["paid-concurrency"],
     paidRequests: values["paid-requests"],
     paidWarmup: values["paid-warmup"],
+    paidPayers: values["paid-payers"],
     maxPaidRequests: values["max-paid-requests"],
     recoverySeconds: values["recovery-seconds"],
     freePrincipals: values["free-principals"],

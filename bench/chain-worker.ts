@@ -17,7 +17,12 @@ async function handle(req: ChainRequest): Promise<unknown> {
     case "start": {
       await chain?.stop();
       requests = {};
-      chain = await startEvmChain({ accounts: req.accounts, onRequest: (method) => void (requests[method] = (requests[method] ?? 0) + 1) });
+      chain = await startEvmChain({
+        accounts: req.accounts,
+        blockIntervalMs: req.blockIntervalMs,
+        mints: req.mints.map(({ to, amount }) => ({ to: to as Address, amount: BigInt(amount) })),
+        onRequest: (method) => void (requests[method] = (requests[method] ?? 0) + 1),
+      });
       return { rpcUrl: chain.rpcUrl, usdc: chain.usdc, accounts: [...chain.accounts] };
     }
     case "mint":

@@ -4,7 +4,7 @@ import { defineChain, type Address, type Hash, type Hex } from "viem";
 import { tsWorker } from "./ts-worker.js";
 
 export type ChainRequest =
-  | { id: number; op: "start"; accounts: number }
+  | { id: number; op: "start"; accounts: number; blockIntervalMs: number; mints: { to: string; amount: string }[] }
   | { id: number; op: "mint"; to: string; amount: string }
   | { id: number; op: "balanceOf"; address: string }
   | { id: number; op: "requests" }
@@ -51,8 +51,13 @@ export class ChainThread {
     });
   }
 
-  async start(accounts: number): Promise<ThreadChain> {
-    const started = (await this.call("start", { accounts })) as { rpcUrl: string; usdc: Address; accounts: Hex[] };
+  /**
+   * A fresh chain: `blockIntervalMs` 0 automines (a block per transaction), otherwise a block
+   * every that many ms; `mints` are done during set-up, while it still automines.
+   */
+  async start(accounts: number, opts: { blockIntervalMs?: number; mints?: { to: Address; amount: bigint }[] } = {}): Promise<ThreadChain> {
+    const mints = (opts.mints ?? []).map(({ to, amount }) => ({ to, amount: amount.toString() }));
+    const started = (await this.call("start", { accounts, blockIntervalMs: opts.blockIntervalMs ?? 0, mints })) as { rpcUrl: string; usdc: Address; accounts: Hex[] };
     return {
       rpcUrl: started.rpcUrl,
       chainId: BASE_CHAIN_ID,

@@ -2,9 +2,8 @@ import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402
 import type { PaymentRequired } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { x402Client } from "@x402/fetch";
-import type { EvmChain } from "@board/test-chains/evm";
 import { request } from "undici";
-import type { Hex } from "viem";
+import type { Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 
 /** What a server asks for `url`: the decoded PAYMENT-REQUIRED header of an unpaid GET. */
@@ -17,22 +16,24 @@ export async function paymentRequiredOf(url: string): Promise<PaymentRequired> {
 }
 
 /**
- * Payers, funded once, and @x402/evm's own exact client signing for them. Each payment is a
- * distinct EIP-3009 authorization (a fresh random nonce), signed before any timed run.
+ * Payers, and @x402/evm's own exact client signing for them. Each payment is a distinct
+ * EIP-3009 authorization (a fresh random nonce), signed before any timed run. Their USDC is
+ * minted when their chain is set up (`addresses`), while it still automines.
  */
 export class Payers {
-  private constructor(private readonly clients: x402Client[]) {}
+  private constructor(
+    private readonly clients: x402Client[],
+    /** Each payer's address, in signing order. */
+    readonly addresses: Address[],
+  ) {}
 
-  /** `count` fresh accounts, each minted `usdc` base units on `chain` (minting is sequential: one minter account). */
-  static async fund(chain: EvmChain, count: number, usdc: bigint): Promise<Payers> {
-    const clients: x402Client[] = [];
-    for (let i = 0; i < count; i++) {
-      const key: Hex = generatePrivateKey();
-      const account = privateKeyToAccount(key);
-      await chain.mint(account.address, usdc);
-      clients.push(new x402Client().register("eip155:*", new ExactEvmScheme(account)));
-    }
-    return new Payers(clients);
+  /** `count` fresh accounts. */
+  static create(count: number): Payers {
+    const accounts = Array.from({ length: count }, () => privateKeyToAccount(generatePrivateKey()));
+    return new Payers(
+      accounts.map((account) => new x402Client().register("eip155:*", new ExactEvmScheme(account))),
+      accounts.map((account) => account.address),
+    );
   }
 
   /** `n` PAYMENT-SIGNATURE values for `required` (its first offer), spread round-robin over the payers. */

@@ -13,6 +13,19 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 /** Linux's clock ticks per second for /proc/<pid>/stat (USER_HZ). */
 const TICKS_PER_SECOND = 100;
 
+/** CPU milliseconds a process has used so far (user + system, from /proc/<pid>/stat); null when unreadable. */
+export function cpuMsOf(pid: number): number | null {
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
+  } catch {
+    // Not Linux, or the process just ended: no figure for it.
+    return null;
+  }
+}
+
 /**
  * The stack as production runs it: gateway, board, identity, metering and payments each in
  * its own process (node with tsx, as `npm start` runs them), on the bench's NATS and a fresh
@@ -70,14 +83,8 @@ export class BenchProcesses {
     const out: Record<string, number> = {};
     for (const [name, child] of this.children) {
       if (child.pid === undefined || child.exitCode !== null) continue;
-      try {
-        // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-        const stat = readFileSync(`/proc/${child.pid}/stat`, "utf8");
-        const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-        out[name] = ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
-      } catch {
-        // Not Linux, or the process just ended: no figure for it.
-      }
+      const ms = cpuMsOf(child.pid);
+      if (ms !== null) out[name] = ms;
     }
     return out;
   }

@@ -59,6 +59,10 @@ export interface RowResult {
   ratioToCeiling: number | null;
   /** The ceiling row this row's ratio is taken against: the one serving the same kind of bytes. */
   ceilingRow?: string;
+  /** Ceiling rows: the bare server's shape that won (1: one process; n: a node:cluster of n workers). */
+  workers?: number;
+  /** Ceiling rows: every shape measured, in the order they ran; the row's own figures are the fastest's. */
+  variants?: CeilingVariant[];
   server?: ServerLoad;
   warmup: { sent: number; ok: number; failures: number };
   /** Paid rows: the payTo's USDC growth against price × 200s (warm-up included). */
@@ -67,14 +71,32 @@ export interface RowResult {
   signing?: { payments: number; seconds: number };
   /** Paid rows: what the chain saw of the measured run (transactions, batch sizes, gas per payment, chain calls per read). */
   settlement?: SettlementFigures;
-  /** Paid rows: how far the local chain's clock ran ahead of the wall clock (a block per settlement). */
+  /** Paid rows: how far the local chain's clock ran ahead of the wall clock (automine: a block per settlement). */
   chainClockAheadSeconds?: number;
+  /** Paid rows: how the row's chain mined (automine is `instant`, blockIntervalMs 0) and how many payers paid. */
+  chain?: { cadence: string; blockIntervalMs: number; payers: number };
   failureSamples: string[];
   /** Set when the row could not run at all. */
   error?: string;
 }
 
+/** How a ceiling row names the bare server's shape. */
+export const shapeOf = (workers: number): string => (workers === 1 ? "1 process" : `cluster of ${workers}`);
+
+/** One shape of the bare server, measured for a ceiling row. */
+export interface CeilingVariant {
+  workers: number;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  failures: number;
+  /** CPU of all its processes (primary and workers) per answered request, from /proc. */
+  cpuMsPerRequest: number | null;
+}
+
 export interface SettlementFigures {
+  /** Blocks mined during the measured run (automine: one per transaction; an interval chain's empty ones included). */
+  blocks: number;
   /** Settlement transactions mined during the measured run. */
   transactions: number;
   /** EIP-3009 transfers they executed. */
@@ -133,22 +155,32 @@ export function render(report: BenchReport): string {
     ),
   );
   for (const r of report.rows) {
+    if (r.variants) {
+      const shapes = r.variants.map((v) => `${shapeOf(v.workers)} ${fmt(v.requestsPerSecond, 0)} req/s (p99 ${fmt(v.p99Ms, 2)} ms)`);
+      out.push(`  ${r.label}: ${shapes.join(", ")}; the faster is the ceiling`);
+    }
     if (r.balance) out.push(`  ${r.label}: payTo +${r.balance.actual} (expected ${r.balance.expected} = ${r.balance.price} x 200s) ${r.balance.ok ? "ok" : "MISMATCH"}`);
     if (r.signing) out.push(`  ${r.label}: ${r.signing.payments} payments pre-signed in ${fmt(r.signing.seconds, 1)} s`);
   }
   const settled = report.rows.filter((r) => r.settlement);
   if (settled.length) {
-    const reference = settled.find((r) => r.id === "reference");
+    // Each row against the reference that ran on a chain of the same cadence in this run.
+    const isReference = (r: RowResult) => r.id === "reference" || r.id.startsWith("reference-");
+    const referenceFor = (r: RowResult) => settled.find((x) => isReference(x) && x.chain?.cadence === r.chain?.cadence);
+    const cadence = (r: RowResult) => (r.chain ? `${r.chain.blockIntervalMs ? `${r.chain.blockIntervalMs >= 1000 ? `${r.chain.blockIntervalMs / 1000} s` : `${r.chain.blockIntervalMs} ms`} blocks` : "automine"}, ${r.chain.payers} payers` : "-");
     out.push(
       "",
       "settlement, as the chain saw each measured paid run (AuthorizationUsed logs, receipts, JSON-RPC requests served)",
       table(
-        ["row", "req/s x reference", "transactions", "transfers", "mean batch", "batch sizes (size:count)", "gas / payment", "chain calls / read"],
+        ["row", "chain", "req/s x reference", "blocks", "transactions", "transfers", "mean batch", "batch sizes (size:count)", "gas / payment", "chain calls / read"],
         settled.map((r) => {
           const st = r.settlement!;
+          const reference = referenceFor(r);
           return [
             `${r.label} (c=${r.concurrency})`,
+            cadence(r),
             reference?.requestsPerSecond ? fmt(r.requestsPerSecond / reference.requestsPerSecond, 2) : "-",
+            String(st.blocks),
             String(st.transactions),
             String(st.transfers),
             fmt(st.meanBatchSize, 1),

@@ -4,22 +4,25 @@ import { Session } from "node:inspector/promises";
 import path from "node:path";
 import type { PaymentRequired } from "@x402/core/types";
 import { createPublicClient, http, parseAbiItem, type Hash } from "viem";
-import type { BenchArgs, RowId } from "./args.js";
+import { CADENCES, type BenchArgs, type Cadence, type RowId } from "./args.js";
+import type { CeilingServer } from "./ceiling.js";
 import type { ChainThread, ThreadChain } from "./chain.js";
 import { failureCount, LoadWorker, okCount, type LoadResult } from "./loadgen.js";
 import { cpuByService, type CpuProfile } from "./cpu-by-service.js";
 import { Payers } from "./payments.js";
-import type { RowResult, ServerLoad, SettlementFigures } from "./report.js";
+import { shapeOf, type RowResult, type ServerLoad, type SettlementFigures } from "./report.js";
 import { summarize } from "./stats.js";
 
 export const PAID_PATH = "/api/board/regime";
-const PAYERS = 8;
 /** Each payer's USDC (base units): far more than any run spends. */
 const PAYER_FUNDS = 10n ** 12n;
 /** A paid warm-up ends when its payments are spent; this only bounds a stuck one. */
 const PAID_WARMUP_CAP_MS = 60_000;
 /** Payments must stay valid this long past the chain's clock. */
 const CLOCK_MARGIN_SECONDS = 120;
+/** How long a paid row waits for transfers of reads already answered to be mined (a server may answer before the block). */
+const SETTLE_WAIT_MS = 30_000;
+const SETTLE_POLL_MS = 50;
 
 export const log = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 
@@ -88,12 +91,52 @@ export class Bench {
    * Warm-up for `warmup` seconds, then `duration` seconds measured, on the same connections;
    * every request with `headers`, and a 200 without `requireHeader` counts as a failure.
    */
-  async timed(id: string, label: string, origin: string, path: string, opts: { headers?: Record<string, string>; requireHeader?: string } = {}): Promise<RowResult> {
+  async timed(
+    id: string,
+    label: string,
+    origin: string,
+    path: string,
+    opts: { headers?: Record<string, string>; requireHeader?: string; cpu?: () => Record<string, number> } = {},
+  ): Promise<RowResult> {
     const c = this.args.freeConcurrency;
-    const spec = { origin, path, concurrency: c, ...opts };
+    const { cpu, ...rest } = opts;
+    const spec = { origin, path, concurrency: c, ...rest };
     const warm = await this.loader.run({ ...spec, durationMs: this.args.warmup * 1000 });
-    const { result: r, server } = await this.observed(id, () => this.loader.run({ ...spec, durationMs: this.args.duration * 1000 }));
+    const { result: r, server } = await this.observed(id, () => this.loader.run({ ...spec, durationMs: this.args.duration * 1000 }), cpu);
     return { ...rowOf(id, label, path, c, warm, r), server };
+  }
+
+  /**
+   * A ceiling row: the same timed run (warm-up and duration as any row) against each shape of
+   * the bare server in turn, one process then the cluster, under the same load generator; the
+   * row is the faster one, labelled with its shape, and keeps every shape's figures. A shape
+   * that failed fails the bench even when the other one won.
+   */
+  async ceiling(id: string, label: string, servers: readonly CeilingServer[], path: string, opts: { requireHeader?: string } = {}): Promise<RowResult> {
+    const runs: { server: CeilingServer; row: RowResult }[] = [];
+    for (const server of servers) {
+      const row = await this.timed(id, `${label}, ${shapeOf(server.workers)}`, server.base, path, { ...opts, cpu: () => server.cpuMs() });
+      log(`  ${shapeOf(server.workers)}: ${row.requestsPerSecond.toFixed(0)} req/s, p50 ${row.latency.p50Ms.toFixed(2)} ms, p99 ${row.latency.p99Ms.toFixed(2)} ms`);
+      runs.push({ server, row });
+    }
+    const best = runs.reduce((a, b) => (b.row.requestsPerSecond > a.row.requestsPerSecond ? b : a));
+    for (const { row } of runs) {
+      if (row !== best.row && (row.failures > 0 || row.warmup.failures > 0)) {
+        this.problems.push(`${row.label} ${path}: ${row.failures} failed of ${row.sent} (warm-up ${row.warmup.failures} of ${row.warmup.sent}); statuses ${JSON.stringify(row.statuses)}, errors ${JSON.stringify(row.errors)}`);
+      }
+    }
+    return {
+      ...best.row,
+      workers: best.server.workers,
+      variants: runs.map(({ server, row }) => ({
+        workers: server.workers,
+        requestsPerSecond: row.requestsPerSecond,
+        p50Ms: row.latency.p50Ms,
+        p99Ms: row.latency.p99Ms,
+        failures: row.failures,
+        cpuMsPerRequest: row.server?.processCpuMsPerRequestByService?.ceiling ?? null,
+      })),
+    };
   }
 
   /** A timed row of one fixed POST (the MCP row: a JSON-RPC message). */
@@ -119,7 +162,10 @@ export class Bench {
   /**
    * A paid row: every request carries its own payment, signed before the run. The warm-up
    * spends `paidWarmup` payments and sizes the measured run (1.5 x its rate x duration, so the
-   * duration ends it); afterwards the payTo must have grown by exactly price x 200s.
+   * duration ends it); afterwards the payTo must have grown by exactly price x 200s. A server
+   * may answer a read before its transfer is mined (its block comes later): the warm-up's
+   * transfers are awaited before the run's first block is taken, and the run's before its
+   * settlement and balance are read.
    */
   async paid(id: string, label: string, origin: string, required: PaymentRequired, chain: RowChain, balance: () => Promise<bigint>, concurrency = this.args.paidConcurrency): Promise<RowResult> {
     const payers = chain.payers;
@@ -132,7 +178,8 @@ export class Bench {
     const warm = await this.loader.run({ ...spec, values: await payers.sign(required, this.args.paidWarmup), durationMs: PAID_WARMUP_CAP_MS });
     const warmRate = okCount(warm) / (warm.elapsedMs / 1000);
     const wanted = this.args.paidRequests ?? Math.min(this.args.maxPaidRequests, Math.max(4 * c, Math.ceil(1.5 * warmRate * this.args.duration)));
-    // Each payment moves the chain's clock a second on: stay clear of the payments' validBefore.
+    // On an automining chain each settlement moves its clock a second on: stay clear of the
+    // payments' validBefore. (An interval chain's clock follows the wall clock.)
     const room = Math.floor(offer.maxTimeoutSeconds - (await chain.lead()) - CLOCK_MARGIN_SECONDS);
     if (room < 4 * c) throw new Error(`the chain's clock is ${Math.round(await chain.lead())} s ahead: no room left for payments`);
     const n = Math.min(wanted, room);
@@ -141,16 +188,20 @@ export class Bench {
     const signing = { payments: n, seconds: (performance.now() - signStart) / 1000 };
     // An explicit --paid-requests runs to the last payment; otherwise the duration ends the run.
     const durationMs = this.args.paidRequests ? 30 * 60_000 : this.args.duration * 1000;
+    await settledBalance(balance, before + price * BigInt(warm.statuses["200"] ?? 0));
     const fromBlock = (await chain.rpc.getBlockNumber()) + 1n;
     const callsBefore = await chain.chain.requests();
     const { result: r, server } = await this.observed(id, () => this.loader.run({ ...spec, values, durationMs }));
-    const callsAfter = await chain.chain.requests();
-    const settlement = await settlementOf(chain, fromBlock, callsBefore, callsAfter, okCount(r));
-    const after = await balance();
     const served = BigInt((warm.statuses["200"] ?? 0) + (r.statuses["200"] ?? 0));
+    const settled = await settledBalance(balance, before + price * served);
+    const callsAfter = await chain.chain.requests();
+    // The bench's own balance reads while it waited (one eth_call each) are not the server's.
+    const settlement = await settlementOf(chain, fromBlock, callsBefore, callsAfter, okCount(r), { eth_call: settled.reads });
+    const after = settled.value;
     const row = { ...rowOf(id, label, PAID_PATH, c, warm, r), server };
     row.signing = signing;
     row.chainClockAheadSeconds = Math.round(await chain.lead());
+    row.chain = { cadence: chain.cadence, blockIntervalMs: CADENCES[chain.cadence], payers: chain.payers.addresses.length };
     row.balance = { price: price.toString(), expected: (price * served).toString(), actual: (after - before).toString(), ok: after - before === price * served };
     row.settlement = settlement;
     return row;
@@ -162,7 +213,7 @@ export class Bench {
    * CPU time per answered request (the load generator's and the chain's threads included), and
    * the JSON-RPC calls the servers made to the chain per answered request.
    */
-  private async observed(id: string, run: () => Promise<LoadResult>): Promise<{ result: LoadResult; server: ServerLoad }> {
+  private async observed(id: string, run: () => Promise<LoadResult>, serviceCpu = this.serviceCpu): Promise<{ result: LoadResult; server: ServerLoad }> {
     // Services in this process: their CPU is split from a profile of its main thread.
     const attribute = this.args.cpuByService === "on" && this.args.stack === "inproc";
     const profiler = this.args.cpuProfile || attribute ? await startProfile() : null;
@@ -173,10 +224,10 @@ export class Bench {
     diagnostics.subscribe("undici:request:create", countCall);
     const elu = performance.eventLoopUtilization();
     const cpu = process.cpuUsage();
-    const servicesBefore = this.serviceCpu?.() ?? null;
+    const servicesBefore = serviceCpu?.() ?? null;
     const result = await run().finally(() => diagnostics.unsubscribe("undici:request:create", countCall));
     const used = process.cpuUsage(cpu);
-    const servicesAfter = this.serviceCpu?.() ?? null;
+    const servicesAfter = serviceCpu?.() ?? null;
     const utilization = performance.eventLoopUtilization(elu).utilization;
     const profile = profiler ? await profiler.stop(this.args.cpuProfile ? path.join(this.args.cpuProfile, `${id}.cpuprofile`) : null) : null;
     const answered = Math.max(1, result.samplesMs.length);
@@ -221,12 +272,27 @@ async function startProfile(): Promise<{ stop(file: string | null): Promise<CpuP
   };
 }
 
+/**
+ * Reads the payTo's balance until it reaches `expected` or SETTLE_WAIT_MS pass (then the
+ * balance check fails with what it was): the last value and how many reads it took.
+ */
+async function settledBalance(balance: () => Promise<bigint>, expected: bigint): Promise<{ value: bigint; reads: number }> {
+  const deadline = performance.now() + SETTLE_WAIT_MS;
+  for (let reads = 1; ; reads++) {
+    const value = await balance();
+    if (value >= expected || performance.now() > deadline) return { value, reads };
+    await new Promise((r) => setTimeout(r, SETTLE_POLL_MS));
+  }
+}
+
 function emptyResult(): LoadResult {
   return { samplesMs: new Float64Array(0), elapsedMs: 0, sent: 0, statuses: {}, errors: {}, missingHeader: 0, bodyBytes: 0, failureSamples: [] };
 }
 
 /** A fresh local chain with funded payers, and how far its clock runs ahead of the wall clock. */
 export interface RowChain {
+  /** How it mines: automine (instant) or a block every 100 ms or 2 s. */
+  cadence: Cadence;
   chain: ThreadChain;
   payers: Payers;
   /** Seconds the chain's latest block is ahead of now. */
@@ -239,14 +305,17 @@ export interface RowChain {
  * timestamp one second after the last, so under load its clock runs ahead of the wall clock
  * by about a second per payment; a payment whose validBefore (wall clock + maxTimeoutSeconds)
  * the chain has passed cannot settle. A fresh chain starts each row at the wall clock.
+ * On the 100 ms and 2 s cadences the node mines a block every interval instead (blocks may
+ * share a timestamp, so its clock follows the wall clock); the payers are funded while it
+ * still automines.
  */
-export async function rowChain(thread: ChainThread): Promise<RowChain> {
-  const chain = await thread.start(2);
+export async function rowChain(thread: ChainThread, cadence: Cadence, payerCount: number): Promise<RowChain> {
+  const payers = Payers.create(payerCount);
+  const chain = await thread.start(2, { blockIntervalMs: CADENCES[cadence], mints: payers.addresses.map((to) => ({ to, amount: PAYER_FUNDS })) });
   try {
-    const payers = await Payers.fund(chain, PAYERS, PAYER_FUNDS);
     const rpc = createPublicClient({ chain: chain.chain, transport: http(chain.rpcUrl) });
     const lead = async () => Number((await rpc.getBlock()).timestamp) - Date.now() / 1000;
-    return { chain, payers, lead, rpc };
+    return { cadence, chain, payers, lead, rpc };
   } catch (err) {
     await chain.stop();
     throw err;
@@ -260,9 +329,13 @@ const authorizationUsed = parseAbiItem("event AuthorizationUsed(address indexed 
  * What the chain itself saw of a measured paid run (so the stack and the reference are read
  * alike, by nothing of theirs): each EIP-3009 transfer is an AuthorizationUsed log; the logs
  * of one transaction are one batch; gas is the receipts' gasUsed over the payments they
- * carried; chain calls are the JSON-RPC requests the node served during the run.
+ * carried; chain calls are the JSON-RPC requests the node served during the run and until its
+ * last transfer was mined (but for the bench's own, `ours`). The run's blocks go from the
+ * first mined after it began (the warm-up's transfers were all mined before) to the latest
+ * once its own were all mined (or the wait gave up); on an interval chain the empty blocks
+ * count too.
  */
-async function settlementOf(row: RowChain, fromBlock: bigint, before: Record<string, number>, after: Record<string, number>, answered: number): Promise<SettlementFigures> {
+async function settlementOf(row: RowChain, fromBlock: bigint, before: Record<string, number>, after: Record<string, number>, answered: number, ours: Record<string, number>): Promise<SettlementFigures> {
   const toBlock = await row.rpc.getBlockNumber();
   const logs = toBlock >= fromBlock ? await row.rpc.getLogs({ address: row.chain.usdc, event: authorizationUsed, fromBlock, toBlock }) : [];
   const perTx = new Map<Hash, number>();
@@ -278,13 +351,14 @@ async function settlementOf(row: RowChain, fromBlock: bigint, before: Record<str
   const chainCallsByMethod: Record<string, number> = {};
   let calls = 0;
   for (const [method, n] of Object.entries(after)) {
-    const d = n - (before[method] ?? 0);
+    const d = n - (before[method] ?? 0) - (ours[method] ?? 0);
     if (d > 0) {
       chainCallsByMethod[method] = d;
       calls += d;
     }
   }
   return {
+    blocks: toBlock >= fromBlock ? Number(toBlock - fromBlock + 1n) : 0,
     transactions: perTx.size,
     transfers: logs.length,
     gasPerPayment: logs.length ? Number(gas / BigInt(logs.length)) : 0,

@@ -4,20 +4,20 @@ import type { EvmChain } from "@board/test-chains/evm";
 import { request } from "undici";
 import type { Address, Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { helpText, parseBenchArgs, ROW_IDS, type RowId } from "./args.js";
-import { startBareServer, type BareBody, type BareServer } from "./ceiling.js";
+import { DEFAULT_PAID_PAYERS, helpText, parseBenchArgs, ROW_IDS, type Cadence, type RowId } from "./args.js";
+import { ceilingWidths, startBareServer, type BareBody, type BareServer, type CeilingServer } from "./ceiling.js";
 import { benchReceiptSigning, benchRecovery } from "./ecdsa.js";
 import { loadBenchEnv } from "./env.js";
 import { ChainThread } from "./chain.js";
 import { benchInfra, type BenchInfra } from "./infra.js";
 import { paymentRequiredOf } from "./payments.js";
 import { startReference } from "./reference.js";
-import { machine, render, writeReport, type BenchReport, type RowResult } from "./report.js";
+import { machine, render, shapeOf, writeReport, type BenchReport, type RowResult } from "./report.js";
 import { historyReads, type HistoryRowId } from "./history.js";
 import { Bench, log, PAID_PATH, rowChain, type RowChain } from "./rows.js";
 import { BenchProcesses } from "./processes.js";
 import { BenchStack } from "./stack.js";
-import { FREE_READS_PER_PRINCIPAL, freeKeys, licenseAndBearer, roundRobin, timeChecks, walletHeaders } from "./tiers.js";
+import { FREE_READS_PER_PRINCIPAL, freeKeys, licenseAndBearer, roundRobin, signIn, timeChecks, walletHeaders } from "./tiers.js";
 
 const FREE_PATH = "/api/board/free";
 /** The full board: the largest view (licensed), and its free preview (previous day, top 3 per book). */
@@ -31,6 +31,8 @@ const MCP_HEADERS = { "content-type": "application/json", accept: "application/j
 const STATUS_PATH = "/api/board/status";
 /** Lanes of the wide paid row, beside the --paid-concurrency one: batches fill as lanes grow. */
 const PAID_WIDE_LANES = 64;
+/** How the paid rows' labels name a chain cadence. */
+const CADENCE_LABELS: Record<Cadence, string> = { instant: "", "100ms": ", a block every 100 ms", "2s": ", a block every 2 s" };
 /** The stack's offer validity (its maximum); the reference is given the same. */
 const PAYMENT_TIMEOUT_SECONDS = 3600;
 
@@ -68,7 +70,7 @@ async function main(): Promise<number> {
   const loadRows: RowId[] = ROW_IDS.filter((r) => r !== "recovery");
   let infra: BenchInfra | null = null;
   let stack: BenchStack | BenchProcesses | null = null;
-  let bare: BareServer | null = null;
+  const bare: CeilingServer[] = [];
   let reference = null as BareServer | null;
   let chains: ChainThread | null = null;
   let chain: RowChain | null = null;
@@ -76,6 +78,7 @@ async function main(): Promise<number> {
     await chain?.chain.stop();
     chain = null;
   };
+  const payersOn = (cadence: Cadence) => args.paidPayers ?? DEFAULT_PAID_PAYERS[cadence];
   try {
     if (loadRows.some((r) => bench.want(r))) {
       infra = await benchInfra(loadBenchEnv());
@@ -97,7 +100,7 @@ async function main(): Promise<number> {
 
       // The bytes every row serves, taken from the stack once (one paid read for the regime body).
       const freeBody = await bytesOf(`${s.base}${FREE_PATH}`);
-      chain = await rowChain(chainThread);
+      chain = await rowChain(chainThread, "instant", payersOn("instant"));
       await s.startPayments(paymentsEnv("native", chain.chain));
       const stackRequired = await paymentRequiredOf(`${s.base}${PAID_PATH}`);
       const offer = stackRequired.accepts[0];
@@ -115,7 +118,8 @@ async function main(): Promise<number> {
       const boardGzip = licenseHeader ? await bytesOf(`${s.base}${BOARD_PATH}`, { ...licenseHeader, "accept-encoding": "gzip" }) : null;
       log(`bodies: ${FREE_PATH} ${freeBody.length} B, ${PAID_PATH} ${regimeBody.length} B${boardBody && boardGzip ? `, ${BOARD_PATH} ${boardBody.length} B (gzip ${boardGzip.length} B)` : ""}`);
 
-      // The ceilings: node:http alone serving the same bytes as the rows compared with them.
+      // The ceilings: node:http alone serving the same bytes as the rows compared with them, in
+      // processes of its own: one, and a cluster with a worker per core; each row takes the faster.
       const bareBodies = new Map<string, BareBody>([[FREE_PATH, { body: freeBody }]]);
       if (boardBody && boardGzip) {
         bareBodies.set(BARE_BOARD, { body: boardBody });
@@ -128,25 +132,23 @@ async function main(): Promise<number> {
           log(`bodies: ${history[id].path} ${body.length} B`);
         }
       }
-      bare = await startBareServer(bareBodies);
-      const b = bare;
+      const ceilingIds: RowId[] = ["ceiling", "ceiling-board", "ceiling-board-gzip", ...historyIds.map((id) => `ceiling-${id}` as const)];
+      if (ceilingIds.some((id) => bench.want(id))) {
+        for (const workers of ceilingWidths()) bare.push(await startBareServer(bareBodies, workers));
+        log(`ceiling servers: ${bare.map((b) => `${shapeOf(b.workers)} on ${b.base}`).join(", ")}`);
+      }
+      const ceilingRow = (id: RowId, label: string, barePath: string, opts: { requireHeader?: string } = {}) =>
+        bench.row(id, label, barePath, args.freeConcurrency, () => bench.ceiling(id, label, bare, barePath, opts));
       const ceilings = {
-        ceiling: await bench.row("ceiling", "ceiling (bare node:http)", FREE_PATH, args.freeConcurrency, () => bench.timed("ceiling", "ceiling (bare node:http)", b.base, FREE_PATH)),
-        "ceiling-board": await bench.row("ceiling-board", "ceiling (bare node:http), full board bytes", BARE_BOARD, args.freeConcurrency, () =>
-          bench.timed("ceiling-board", "ceiling (bare node:http), full board bytes", b.base, BARE_BOARD),
-        ),
-        "ceiling-board-gzip": await bench.row("ceiling-board-gzip", "ceiling (bare node:http), full board gzip bytes", BARE_BOARD_GZIP, args.freeConcurrency, () =>
-          bench.timed("ceiling-board-gzip", "ceiling (bare node:http), full board gzip bytes", b.base, BARE_BOARD_GZIP, { requireHeader: "content-encoding" }),
-        ),
+        ceiling: await ceilingRow("ceiling", "ceiling (bare node:http)", FREE_PATH),
+        "ceiling-board": await ceilingRow("ceiling-board", "ceiling (bare node:http), full board bytes", BARE_BOARD),
+        "ceiling-board-gzip": await ceilingRow("ceiling-board-gzip", "ceiling (bare node:http), full board gzip bytes", BARE_BOARD_GZIP, { requireHeader: "content-encoding" }),
       };
       const historyCeilings = new Map<string, RowResult | null>();
       for (const id of historyIds) {
-        const ceiling = `ceiling-${id}` as const;
-        const label = `ceiling (bare node:http), ${history[id].label} bytes`;
-        historyCeilings.set(id, await bench.row(ceiling, label, history[id].barePath, args.freeConcurrency, () => bench.timed(ceiling, label, b.base, history[id].barePath)));
+        historyCeilings.set(id, await ceilingRow(`ceiling-${id}`, `ceiling (bare node:http), ${history[id].label} bytes`, history[id].barePath));
       }
-      await bare.stop();
-      bare = null;
+      for (const b of bare.splice(0)) await b.stop();
 
       await bench.row("free", "free read, stack", FREE_PATH, args.freeConcurrency, () => bench.timed("free", "free read, stack", s.base, FREE_PATH));
       await bench.row("preview", "free preview, stack", PREVIEW_PATH, args.freeConcurrency, () => bench.timed("preview", "free preview, stack", s.base, PREVIEW_PATH));
@@ -174,8 +176,9 @@ async function main(): Promise<number> {
       });
       await tierRow("wallet", "wallet tier (SIGN-IN-WITH-X)", "sign-in-with-x", async () => {
         const headers = await walletHeaders(s.base, PAID_PATH, args.freePrincipals);
+        await signIn(s.base, PAID_PATH, headers);
         creds.wallet = headers[0];
-        return roundRobin(headers, FREE_READS_PER_PRINCIPAL);
+        return roundRobin(headers, FREE_READS_PER_PRINCIPAL - 1);
       });
       if (licensed) Object.assign(creds, licensed);
       const many = (v: string) => Array<string>(args.maxLicensedRequests).fill(v);
@@ -197,38 +200,53 @@ async function main(): Promise<number> {
         }
       }
 
-      const stackRow = async (id: RowId, label: string, verifier: "native" | "viem", lanes = args.paidConcurrency) =>
+      const stackRow = async (id: RowId, label: string, verifier: "native" | "viem", lanes = args.paidConcurrency, cadence: Cadence = "instant", extra: Record<string, string> = {}) =>
         bench.row(id, label, PAID_PATH, lanes, async () => {
           await closeChain();
-          const c = (chain = await rowChain(chainThread));
-          await s.startPayments(paymentsEnv(verifier, c.chain));
+          const c = (chain = await rowChain(chainThread, cadence, payersOn(cadence)));
+          await s.startPayments({ ...paymentsEnv(verifier, c.chain), ...extra });
           return bench.paid(id, label, s.base, await paymentRequiredOf(`${s.base}${PAID_PATH}`), c, () => c.chain.balanceOf(payTo), lanes);
         });
       await stackRow("paid-native", "x402 paid, stack (native ecdsa)", "native");
       await stackRow("paid-native-64", "x402 paid, stack (native ecdsa), 64 lanes", "native", PAID_WIDE_LANES);
       await stackRow("paid-viem", "x402 paid, stack (EVM_VERIFIER=viem)", "viem");
+      // The same paid read on chains that mine on an interval, as real chains do (Base: 2 s).
+      await stackRow("paid-100ms", `x402 paid, stack (native ecdsa)${CADENCE_LABELS["100ms"]}`, "native", args.paidConcurrency, "100ms");
+      await stackRow("paid-2s", `x402 paid, stack (native ecdsa)${CADENCE_LABELS["2s"]}`, "native", args.paidConcurrency, "2s");
+      // The same, every read waiting for its block: the stack as it was before it answered early.
+      const waiting = { ANSWER_BEFORE_BLOCK_MAX_PRICE: "0" };
+      await stackRow("paid-100ms-block", `x402 paid, stack, waiting for the block${CADENCE_LABELS["100ms"]}`, "native", args.paidConcurrency, "100ms", waiting);
+      await stackRow("paid-2s-block", `x402 paid, stack, waiting for the block${CADENCE_LABELS["2s"]}`, "native", args.paidConcurrency, "2s", waiting);
       await s.stopPayments();
 
-      await bench.row("reference", "x402 reference (@x402/express)", PAID_PATH, args.paidConcurrency, async () => {
-        await closeChain();
-        const c = (chain = await rowChain(chainThread));
-        const ref = (reference = await startReference({
-          path: PAID_PATH,
-          body: regimeBody,
-          price: BigInt(offer.amount),
-          payTo,
-          usdc: c.chain.usdc,
-          rpcUrl: c.chain.rpcUrl,
-          facilitatorKey: c.chain.accounts[1] as Hex,
-          maxTimeoutSeconds: offer.maxTimeoutSeconds,
-        }));
-        const required = await paymentRequiredOf(`${ref.base}${PAID_PATH}`);
-        const theirs = required.accepts[0];
-        if (!theirs || theirs.amount !== offer.amount || theirs.payTo !== offer.payTo || theirs.asset !== offer.asset || theirs.network !== offer.network || theirs.maxTimeoutSeconds !== offer.maxTimeoutSeconds) {
-          throw new Error(`the reference's offer differs from the stack's: ${JSON.stringify(theirs)} vs ${JSON.stringify(offer)}`);
-        }
-        return bench.paid("reference", "x402 reference (@x402/express)", ref.base, required, c, () => c.chain.balanceOf(payTo));
-      });
+      const referenceRow = (id: RowId, cadence: Cadence) => {
+        const label = `x402 reference (@x402/express)${CADENCE_LABELS[cadence]}`;
+        return bench.row(id, label, PAID_PATH, args.paidConcurrency, async () => {
+          await closeChain();
+          await reference?.stop();
+          reference = null;
+          const c = (chain = await rowChain(chainThread, cadence, payersOn(cadence)));
+          const ref = (reference = await startReference({
+            path: PAID_PATH,
+            body: regimeBody,
+            price: BigInt(offer.amount),
+            payTo,
+            usdc: c.chain.usdc,
+            rpcUrl: c.chain.rpcUrl,
+            facilitatorKey: c.chain.accounts[1] as Hex,
+            maxTimeoutSeconds: offer.maxTimeoutSeconds,
+          }));
+          const required = await paymentRequiredOf(`${ref.base}${PAID_PATH}`);
+          const theirs = required.accepts[0];
+          if (!theirs || theirs.amount !== offer.amount || theirs.payTo !== offer.payTo || theirs.asset !== offer.asset || theirs.network !== offer.network || theirs.maxTimeoutSeconds !== offer.maxTimeoutSeconds) {
+            throw new Error(`the reference's offer differs from the stack's: ${JSON.stringify(theirs)} vs ${JSON.stringify(offer)}`);
+          }
+          return bench.paid(id, label, ref.base, required, c, () => c.chain.balanceOf(payTo));
+        });
+      };
+      await referenceRow("reference", "instant");
+      await referenceRow("reference-100ms", "100ms");
+      await referenceRow("reference-2s", "2s");
 
       // Each row against the ceiling that served the same kind of bytes.
       const ceilingFor = (id: string): keyof typeof ceilings => (id === "license-board" || id === "ceiling-board" ? "ceiling-board" : id === "license-board-gzip" || id === "ceiling-board-gzip" ? "ceiling-board-gzip" : "ceiling");
@@ -243,7 +261,7 @@ async function main(): Promise<number> {
     bench.problems.push(`the bench stopped: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   } finally {
     await bench.close();
-    await bare?.stop();
+    for (const b of bare.splice(0)) await b.stop();
     await reference?.stop();
     await stack?.stop().catch((err: unknown) => bench.problems.push(`stopping the stack: ${String(err)}`));
     await closeChain();

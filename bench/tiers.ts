@@ -48,6 +48,19 @@ export async function walletHeaders(base: string, path: string, n: number): Prom
   });
 }
 
+/**
+ * One read on each SIGN-IN-WITH-X header, before a row: the wallet signs in (its signature
+ * checked, counted as a new sign-in for the address) as a wallet does once before the day's
+ * reads on its session, so the row measures those reads. It spends one of each wallet's 25.
+ */
+export async function signIn(base: string, path: string, headers: string[]): Promise<void> {
+  await inLanes(headers.length, 8, async (i) => {
+    const res = await request(`${base}${path}`, { headers: { "sign-in-with-x": headers[i]! } });
+    await res.body.dump();
+    if (res.statusCode !== 200) throw new Error(`${path} signed in: expected 200, got ${res.statusCode}`);
+  });
+}
+
 /** A scanner license issued on the bus (as the operator's CLI does) and a bearer token minted from it at /oauth/token. */
 export async function licenseAndBearer(nc: NatsConnection, base: string): Promise<{ license: string; bearer: string }> {
   const { key, license } = await busRequest(nc, identityLicenseIssue, { kind: "scanner", period: "monthly", holder: "bench" }, { timeoutMs: 5000 });
