@@ -55,11 +55,11 @@ export const meteringConsume = busEndpoint("metering", "consume", ConsumeRequest
 /** The most consumes one consume_many carries. */
 export const MAX_CONSUMES_PER_MESSAGE = 500;
 /**
- * Burst checks (no daily count: those stay one request each) in one bus message: a gateway
- * sends the checks of one event-loop turn together, answered in order, each as consume would.
+ * Reads to count (burst checks and free-tier daily counts) in one bus message: a gateway
+ * sends those of one event-loop turn together, answered in order, each as consume would.
  */
 export const ConsumeManyRequest = z.object({
-  requests: z.array(z.object({ principal: ConsumeRequest.shape.principal, kind: z.enum(["licensed", "anonymous"]) })).min(1).max(MAX_CONSUMES_PER_MESSAGE),
+  requests: z.array(z.object({ principal: ConsumeRequest.shape.principal, kind: ConsumeRequest.shape.kind })).min(1).max(MAX_CONSUMES_PER_MESSAGE),
 });
 export type ConsumeManyRequest = z.infer<typeof ConsumeManyRequest>;
 /** One check's answer, or the bus error consume would have answered it with. */

@@ -1,6 +1,6 @@
-import { meteringConsume, meteringRefund, type ConsumeReply, type MeterKind } from "@board/proto";
+import { meteringRefund, type ConsumeReply, type MeterKind } from "@board/proto";
 import { BusError, isBusError, request, type Logger, type NatsConnection } from "@board/service-kit";
-import { burstChecksOf } from "./burst-checks.js";
+import { consumeBatchesOf } from "./consume-batches.js";
 
 /** A burst check may hold an anonymous read this long at most: the limiter guards, it must not slow every read. */
 const BURST_TIMEOUT_MS = 250;
@@ -19,9 +19,9 @@ export type BurstFailure = "open" | "closed";
  * logged.
  */
 export async function consume(nc: NatsConnection, timeoutMs: number, log: Logger, principal: string, kind: MeterKind, failure: BurstFailure = kind === "anonymous" ? "open" : "closed"): Promise<ConsumeReply> {
-  if (kind === "free") return request(nc, meteringConsume, { principal, kind }, { timeoutMs });
+  if (kind === "free") return consumeBatchesOf(nc).take(principal, kind, timeoutMs);
   try {
-    return await burstChecksOf(nc).take(principal, kind, failure === "open" ? Math.min(timeoutMs, BURST_TIMEOUT_MS) : timeoutMs);
+    return await consumeBatchesOf(nc).take(principal, kind, failure === "open" ? Math.min(timeoutMs, BURST_TIMEOUT_MS) : timeoutMs);
   } catch (err) {
     if (!isBusError(err) || err.status < 500) throw err;
     if (failure === "closed") throw new BusError("service_unavailable", 503, "metering did not answer a burst check");

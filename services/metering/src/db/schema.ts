@@ -5,7 +5,8 @@ export const metering = pgSchema("metering");
 /**
  * The free tier's daily count: one row per principal and UTC day, so concurrent reads of
  * different clients never contend on a shared row, and the cap is enforced by one
- * conditional upsert on this row.
+ * conditional upsert on this row. `granted`: how many reads the row's last count granted,
+ * written by the same statement so it can answer a batch of reads without reading the row first.
  */
 export const daily = metering.table(
   "daily",
@@ -13,6 +14,7 @@ export const daily = metering.table(
     principal: text("principal").notNull(),
     day: date("day", { mode: "string" }).notNull(),
     used: integer("used").notNull(),
+    granted: integer("granted").notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.principal, t.day] }), index("daily_day").on(t.day)],
 );

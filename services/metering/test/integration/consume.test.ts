@@ -172,7 +172,7 @@ describe("burst limit", () => {
     expect(await usedRow("key:bursty", "2025-03-10")).toBe(6);
   });
 
-  it("consume_many answers burst checks sent together in order, each as consume would, the bucket exact across them; a free read is refused by its schema", async () => {
+  it("consume_many answers burst checks sent together in order, each as consume would, the bucket exact across them; free reads are counted in the same message", async () => {
     clock = new Date("2025-03-10T11:00:00Z");
     const requests = [
       ...Array.from({ length: 12 }, () => ({ principal: "ip:198.51.100.9", kind: "anonymous" as const })),
@@ -189,8 +189,15 @@ describe("burst limit", () => {
     // The licence's bucket holds 5, shared with single consumes.
     expect(replies.slice(13).map((r) => "granted" in r && r.granted)).toEqual([...Array(5).fill(true), false, false]);
     expect((await consume("license:many", "licensed")).granted).toBe(false);
-    // A daily count is never batched: the endpoint's schema takes burst-only kinds.
-    const raw = await nc.request(meteringConsumeMany.subject, new TextEncoder().encode(JSON.stringify({ requests: [{ principal: "key:x", kind: "free" }] })));
+    // Free reads travel with them, each counted against its day as consume counts it.
+    const free = await request(nc, meteringConsumeMany, { requests: [{ principal: "key:many", kind: "free" }, { principal: "license:many", kind: "licensed" }, { principal: "key:many", kind: "free" }] });
+    expect(free.replies).toEqual([
+      { granted: true, daily: { day: "2025-03-10", used_today: 1, limit: 25, reset_at: "2025-03-11T00:00:00.000Z" } },
+      { granted: false, reason: "burst_limited", retry_after_seconds: expect.any(Number) as number, daily: null },
+      { granted: true, daily: { day: "2025-03-10", used_today: 2, limit: 25, reset_at: "2025-03-11T00:00:00.000Z" } },
+    ]);
+    // A kind the endpoint does not know is refused by its schema, as consume refuses it.
+    const raw = await nc.request(meteringConsumeMany.subject, new TextEncoder().encode(JSON.stringify({ requests: [{ principal: "key:x", kind: "paid" }] })));
     expect(raw.headers?.get("Nats-Service-Error-Code")).toBe("400");
   });
 });

@@ -1,25 +1,26 @@
-import { ErrorCode, MAX_CONSUMES_PER_MESSAGE, meteringConsumeMany, type ConsumeOutcome, type ConsumeReply } from "@board/proto";
+import { ErrorCode, MAX_CONSUMES_PER_MESSAGE, meteringConsumeMany, type ConsumeOutcome, type ConsumeReply, type MeterKind } from "@board/proto";
 import { BusError, request, type NatsConnection } from "@board/service-kit";
 
 interface Pending {
-  check: { principal: string; kind: "licensed" | "anonymous" };
+  check: { principal: string; kind: MeterKind };
   resolve: (reply: ConsumeReply) => void;
   reject: (err: unknown) => void;
 }
 
 /**
- * The burst checks of one event-loop turn, sent to metering as one consume_many per timeout
- * instead of a request each: under load a gateway asks dozens at once, and each request is a
- * bus message out and one back, in both processes. Each check is answered as consume would
- * answer it (the same bucket, taken in the order asked); a failed message fails each of its
- * checks as the request would have. Daily counts never go this way: each is its own request.
+ * The reads to count of one event-loop turn (burst checks and free-tier daily counts), sent to
+ * metering as one consume_many per timeout instead of a request each: under load a gateway
+ * asks dozens at once, and each request is a bus message out and one back, in both processes
+ * (and, for a daily count, a statement: metering counts a message's reads in one). Each is
+ * answered as consume would answer it (the same bucket and daily row, taken in the order
+ * asked); a failed message fails each of its reads as the request would have.
  */
-export class BurstChecks {
+export class ConsumeBatches {
   private readonly queues = new Map<number, Pending[]>();
 
   constructor(private readonly nc: NatsConnection) {}
 
-  take(principal: string, kind: "licensed" | "anonymous", timeoutMs: number): Promise<ConsumeReply> {
+  take(principal: string, kind: MeterKind, timeoutMs: number): Promise<ConsumeReply> {
     return new Promise<ConsumeReply>((resolve, reject) => {
       let queue = this.queues.get(timeoutMs);
       if (!queue) {
@@ -47,7 +48,7 @@ export class BurstChecks {
     }
     batch.forEach((p, i) => {
       const outcome = replies[i];
-      if (!outcome) p.reject(new BusError("invalid_reply", 502, "metering answered fewer burst checks than it was sent"));
+      if (!outcome) p.reject(new BusError("invalid_reply", 502, "metering answered fewer reads than it was sent"));
       else if ("failed" in outcome) {
         const code = ErrorCode.safeParse(outcome.failed.code);
         p.reject(new BusError(code.success ? code.data : "invalid_reply", outcome.failed.status));
@@ -56,13 +57,13 @@ export class BurstChecks {
   }
 }
 
-const byConnection = new WeakMap<NatsConnection, BurstChecks>();
+const byConnection = new WeakMap<NatsConnection, ConsumeBatches>();
 
-/** The burst checks of a gateway's bus connection. */
-export function burstChecksOf(nc: NatsConnection): BurstChecks {
+/** The consume batches of a gateway's bus connection. */
+export function consumeBatchesOf(nc: NatsConnection): ConsumeBatches {
   let checks = byConnection.get(nc);
   if (!checks) {
-    checks = new BurstChecks(nc);
+    checks = new ConsumeBatches(nc);
     byConnection.set(nc, checks);
   }
   return checks;

@@ -1,0 +1,1 @@
+ALTER TABLE "metering"."daily" ADD COLUMN "granted" integer DEFAULT 0 NOT NULL;
