@@ -81,14 +81,14 @@ export interface Slo {
   objective: number;
   /** What is measured, for the alert's description. */
   sli: string;
-  /** PromQL: the error ratio over `w`, by namespace (0 when there were events and none was bad). */
-  errorRatio(w: Window): string;
+  /** PromQL: the error ratio over the range `w` (a Prometheus duration), by namespace (0 when there were events and none was bad). */
+  errorRatio(w: string): string;
   /** Recording rules the ratio reads, evaluated before it. */
   before?: RecordingRule[];
 }
 
 /** bad / valid by namespace; bad counted 0 when its series does not exist yet (no error ever), not absent. */
-const ratio = (bad: (w: Window) => string, valid: (w: Window) => string) => (w: Window) =>
+const ratio = (bad: (w: string) => string, valid: (w: string) => string) => (w: string) =>
   [
     `(`,
     `  sum by (namespace) (rate(${indent(bad(w), 2)}[${w}]))`,
@@ -99,7 +99,7 @@ const ratio = (bad: (w: Window) => string, valid: (w: Window) => string) => (w: 
     `sum by (namespace) (rate(${valid(w)}[${w}]))`,
   ].join("\n");
 /** 1 - good / valid by namespace. */
-const missed = (good: (w: Window) => string, valid: (w: Window) => string) => (w: Window) =>
+const missed = (good: (w: string) => string, valid: (w: string) => string) => (w: string) =>
   [`1 - (`, `  sum by (namespace) (rate(${indent(good(w), 2)}[${w}]))`, `  /`, `  sum by (namespace) (rate(${indent(valid(w), 2)}[${w}]))`, `)`].join("\n");
 
 const ANSWERED = 'status_class=~"2xx|3xx|5xx"';
@@ -211,12 +211,51 @@ export const SLOS: readonly Slo[] = [
 ];
 
 const number = (n: number) => String(Number(n.toFixed(10)));
+
+/** How the rules are rendered. */
+export interface RuleOptions {
+  /**
+   * Multiplies every duration Prometheus measures on its own clock: each alert's `for:`, each
+   * range window (`[5m]`, the burn rates' 5m ... 3d), and each bound compared with `time()`
+   * (a slot or a claim 600 s old). 1, the default, is the shipped rules (rules.yml and the
+   * PrometheusRule); test/integration/alerts-fire-and-resolve.test.ts renders the same rules at 1/60, so
+   * that a minute of them passes in a second. What the services measure on their own clocks (a
+   * board's age, a scan's lag, latency and finality buckets) is not scaled: the test runs those
+   * services on a clock of its own.
+   */
+  timeScale?: number;
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** Durations as Prometheus reads them, scaled: at 1, what was written, unchanged. */
+class Durations {
+  constructor(private readonly scale: number) {
+    if (!(scale > 0 && scale <= 1)) throw new Error(`timeScale must be in (0, 1], not ${scale}`);
+  }
+
+  /** A duration (`5m`, `1h`; a `for:` or a range window), scaled. */
+  of(d: string): string {
+    if (this.scale === 1) return d;
+    const m = /^(\d+)(ms|s|m|h|d|w)$/.exec(d);
+    if (!m) throw new Error(`not a simple Prometheus duration: ${d}`);
+    const ms = Math.max(1, Math.round(Number(m[1]) * UNIT_MS[m[2]!]! * this.scale));
+    return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+  }
+
+  /** A number of seconds compared with `time()`, scaled. */
+  seconds(n: number): string {
+    return number(n * this.scale);
+  }
+}
+
 const runbook = (alert: string) => `${RUNBOOK_BASE_URL}${alert}.md`;
 const percent = (n: number) => `${number(n * 100)}%`;
 
-function sloGroup(slo: Slo): RuleGroup {
+function sloGroup(slo: Slo, t: Durations): RuleGroup {
   const budget = 1 - slo.objective;
-  const records: RecordingRule[] = WINDOWS.map((w) => ({ record: `slo:sli_error:ratio_rate${w}`, expr: slo.errorRatio(w), labels: { slo: slo.name } }));
+  // Named for the window they stand for, at any scale.
+  const records: RecordingRule[] = WINDOWS.map((w) => ({ record: `slo:sli_error:ratio_rate${w}`, expr: slo.errorRatio(t.of(w)), labels: { slo: slo.name } }));
   const series = (w: Window) => `slo:sli_error:ratio_rate${w}{slo="${slo.name}"}`;
   const alerts: AlertingRule[] = (["critical", "warning"] as const).map((severity) => {
     const pairs = BURNS.filter((b) => b.severity === severity);
@@ -255,12 +294,12 @@ const services = `service=~"${DEPLOYMENTS.join("|")}"`;
 const kube = (metric: string) => `max by (namespace, deployment) (${metric}{\n  ${OUR_NAMESPACES}, ${deployments}\n})`;
 
 /** Objectives that are a bound, not a ratio: alerted when the bound is passed. */
-const BOUNDS: RuleGroup = {
+const bounds = (t: Durations): RuleGroup => ({
   name: "objective-bounds",
   rules: [
     alert({
       alert: "ScannerScanOverdue",
-      expr: `time() - max by (namespace) (scanner_next_scan_timestamp_seconds{service="scanner-ingest"}) > 600`,
+      expr: `time() - max by (namespace) (scanner_next_scan_timestamp_seconds{service="scanner-ingest"}) > ${t.seconds(600)}`,
       for: "5m",
       labels: { severity: "warning" },
       summary: "The scanner's schedule is stuck in {{ $labels.namespace }}",
@@ -268,7 +307,7 @@ const BOUNDS: RuleGroup = {
     }),
     alert({
       alert: "PaymentClaimsUnsettled",
-      expr: `time() - min by (namespace, stage) (payments_oldest_unsettled_claim_timestamp_seconds{service="payments"}) > 600`,
+      expr: `time() - min by (namespace, stage) (payments_oldest_unsettled_claim_timestamp_seconds{service="payments"}) > ${t.seconds(600)}`,
       for: "5m",
       labels: { severity: "warning" },
       summary: "A payment {{ $labels.stage }} for over 10 minutes in {{ $labels.namespace }}",
@@ -284,9 +323,9 @@ const BOUNDS: RuleGroup = {
       description: "Its event feed is {{ $value }} publication(s) behind the board's for 3 minutes (it asks the board again every minute): its /api/board/events and MCP subscribers miss boards.",
     }),
   ],
-};
+});
 
-const CAUSES: RuleGroup = {
+const causes = (t: Durations): RuleGroup => ({
   name: "causes",
   rules: [
     alert({
@@ -326,7 +365,7 @@ const CAUSES: RuleGroup = {
     }),
     alert({
       alert: "NatsReconnectsFrequent",
-      expr: `sum by (namespace, service, pod) (increase(bus_disconnects_total[15m])) > 3`,
+      expr: `sum by (namespace, service, pod) (increase(bus_disconnects_total[${t.of("15m")}])) > 3`,
       for: "5m",
       labels: { severity: "warning" },
       summary: "{{ $labels.service }} pod {{ $labels.pod }} keeps losing NATS",
@@ -359,7 +398,7 @@ const CAUSES: RuleGroup = {
     }),
     alert({
       alert: "DatabaseTimeouts",
-      expr: `sum by (namespace, service, kind) (increase(db_timeouts_total[10m])) > 5`,
+      expr: `sum by (namespace, service, kind) (increase(db_timeouts_total[${t.of("10m")}])) > 5`,
       for: "5m",
       labels: { severity: "warning" },
       summary: "{{ $labels.service }} database calls hit the {{ $labels.kind }} timeout in {{ $labels.namespace }}",
@@ -385,9 +424,9 @@ const CAUSES: RuleGroup = {
     alert({
       alert: "PaymentSettlementsFailing",
       expr: [
-        `sum by (namespace, rail) (rate(payments_settlements_total{service="payments", outcome="failed"}[10m]))`,
+        `sum by (namespace, rail) (rate(payments_settlements_total{service="payments", outcome="failed"}[${t.of("10m")}]))`,
         `/`,
-        `sum by (namespace, rail) (rate(payments_settlements_total{service="payments"}[10m]))`,
+        `sum by (namespace, rail) (rate(payments_settlements_total{service="payments"}[${t.of("10m")}]))`,
         `> 0.05`,
       ].join("\n"),
       for: "5m",
@@ -398,14 +437,14 @@ const CAUSES: RuleGroup = {
     }),
     alert({
       alert: "PaymentsReadsLost",
-      expr: `sum by (namespace, rail) (increase(payments_losses_total{service="payments"}[1h])) > 0`,
+      expr: `sum by (namespace, rail) (increase(payments_losses_total{service="payments"}[${t.of("1h")}])) > 0`,
       labels: { severity: "warning" },
       summary: "Reads served before their block went unpaid on {{ $labels.rail }} in {{ $labels.namespace }}",
       description: "{{ $value | humanize }} reads answered before their block were lost in the last hour (their transfer failed); the payers are in arrears (npm run arrears).",
     }),
     alert({
       alert: "SigningKeyNearRotation",
-      expr: `min by (namespace, service, key) (signing_key_rotation_due_timestamp_seconds) - time() < 86400`,
+      expr: `min by (namespace, service, key) (signing_key_rotation_due_timestamp_seconds) - time() < ${t.seconds(86400)}`,
       labels: { severity: "info" },
       summary: "The {{ $labels.key }} signing key of {{ $labels.service }} rotates within a day",
       description: "Its successor takes over in {{ $value | humanizeDuration }}; it is published ahead (JWKS, did.json). Rotation is automatic: this says when to look.",
@@ -413,7 +452,7 @@ const CAUSES: RuleGroup = {
     alert({
       alert: "SigningKeyRotationStalled",
       expr: [
-        `time() - min by (namespace, service, key) (signing_key_successor_due_timestamp_seconds) > 600`,
+        `time() - min by (namespace, service, key) (signing_key_successor_due_timestamp_seconds) > ${t.seconds(600)}`,
         `and on (namespace, service, key)`,
         `max by (namespace, service, key) (signing_key_successor_published) == 0`,
       ].join("\n"),
@@ -431,10 +470,13 @@ const CAUSES: RuleGroup = {
       description: "PAYMENTS_MODE=development: no real money. Readers are told so and paid reads are worth nothing.",
     }),
   ],
-};
+});
 
-export function ruleGroups(): RuleGroup[] {
-  return [...SLOS.map(sloGroup), BOUNDS, CAUSES];
+export function ruleGroups(opts: RuleOptions = {}): RuleGroup[] {
+  const t = new Durations(opts.timeScale ?? 1);
+  // An alert's `for:` is waited on Prometheus's clock: scaled with it.
+  const scaleFor = (g: RuleGroup): RuleGroup => ({ ...g, rules: g.rules.map((r) => ("alert" in r && r.for ? { ...r, for: t.of(r.for) } : r)) });
+  return [...SLOS.map((slo) => sloGroup(slo, t)), bounds(t), causes(t)].map(scaleFor);
 }
 
 const HEADER = " Generated by deploy/prometheus/rules.ts (npx tsx deploy/prometheus/rules.ts): edit that file, not this one.\n docs/operations.md explains each objective and alert; docs/runbooks/<alert>.md says what to do.";
@@ -445,9 +487,9 @@ function yamlOf(content: unknown, header: string): string {
   return doc.toString({ lineWidth: 120, minContentWidth: 40, blockQuote: "literal" });
 }
 
-/** deploy/prometheus/rules.yml as it must be. */
-export function rulesYaml(): string {
-  return yamlOf({ groups: ruleGroups() }, HEADER);
+/** deploy/prometheus/rules.yml as it must be (with `opts`, the same rules rendered otherwise: a test's time scale). */
+export function rulesYaml(opts: RuleOptions = {}): string {
+  return yamlOf({ groups: ruleGroups(opts) }, HEADER);
 }
 
 /** deploy/k8s/base/monitoring/prometheusrule.yaml as it must be: the same groups. */
