@@ -99,7 +99,10 @@ function busRed(service: Service): RowSpec[] {
       title: "Rate",
       panels: [
         ts("Bus requests handled, by endpoint", "reqps", "Requests this service answered on NATS (every outcome), per second.", q(`sum by (subject) (${rate(handled("count"))})`, "{{subject}}")),
-        ts("Bus requests it sent, by endpoint and outcome", "reqps", "Round trips this service made to other services.", q(`sum by (subject, outcome) (${rate(sel("bus_round_trip_seconds_count", service))})`, "{{subject}} {{outcome}}")),
+        // Identity asks no other service: its bus_round_trip_seconds never has a series.
+        ...(service === "identity"
+          ? []
+          : [ts("Bus requests it sent, by endpoint and outcome", "reqps", "Round trips this service made to other services (metering: to the other replicas of its burst limiter).", q(`sum by (subject, outcome) (${rate(sel("bus_round_trip_seconds_count", service))})`, "{{subject}} {{outcome}}"))]),
       ],
     },
     {
@@ -235,6 +238,12 @@ const OWN: Record<Service, RowSpec> = {
         q(quantile(0.95, sel("payments_settlement_finality_seconds_bucket", "payments"), ["rail"]), "{{rail}}"),
       ),
       ts("Unsettled claims, by stage", "short", "claimed: paid, neither served nor released; pending: served before its block, not final.", q(`max by (stage) (${sel("payments_unsettled_claims", "payments")})`, "{{stage}}")),
+      ts(
+        "Oldest unsettled claim, by stage",
+        "s",
+        "Age of the oldest claim still claimed or pending; PaymentClaimsUnsettled past 10 minutes (no series when there is none).",
+        q(`time() - min by (stage) (${sel("payments_oldest_unsettled_claim_timestamp_seconds", "payments")})`, "{{stage}}"),
+      ),
       ts("Settlement batches, by outcome", "ops", "Base batches: mined, reverted, refused, unknown, not_sent.", q(`sum by (outcome) (${rate(sel("payments_settlement_batches_total", "payments"))})`, "{{outcome}}")),
       ts("Chain requests, by method", "reqps", "JSON-RPC calls to the Base node.", q(`sum by (method) (${rate(sel("payments_chain_requests_total", "payments"))})`, "{{method}}")),
       ts("Facilitator balance", "short", "The settling account's balance in ETH (wei / 1e18).", q(`max by (network) (${sel("payments_facilitator_balance_wei", "payments")}) / 1e18`, "{{network}}")),
