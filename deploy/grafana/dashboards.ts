@@ -24,6 +24,7 @@ import {
   type Dashboard,
   type Panel,
 } from "@grafana/grafana-foundation-sdk/dashboard";
+import { BigValueGraphMode, LegendDisplayMode, LegendPlacement, ReduceDataOptionsBuilder, TooltipDisplayMode, VizLegendOptionsBuilder, VizTooltipOptionsBuilder } from "@grafana/grafana-foundation-sdk/common";
 import { DataqueryBuilder } from "@grafana/grafana-foundation-sdk/prometheus";
 import { PanelBuilder as StatPanelBuilder } from "@grafana/grafana-foundation-sdk/stat";
 import { PanelBuilder as TimeseriesPanelBuilder } from "@grafana/grafana-foundation-sdk/timeseries";
@@ -480,7 +481,17 @@ function panelBuilder(p: PanelSpec, id: number): cog.Builder<Panel> {
     return b;
   });
   if (p.stat) {
-    const b = new StatPanelBuilder().id(id).title(p.title).description(p.description).datasource(DS).unit(p.unit).height(5).span(p.span ?? 6);
+    // One instant value over the dashboard's range: no sparkline, the last (only) value shown.
+    const b = new StatPanelBuilder()
+      .id(id)
+      .title(p.title)
+      .description(p.description)
+      .datasource(DS)
+      .unit(p.unit)
+      .height(5)
+      .span(p.span ?? 6)
+      .graphMode(BigValueGraphMode.None)
+      .reduceOptions(new ReduceDataOptionsBuilder().calcs(["lastNotNull"]).values(false));
     for (const t of targets) b.withTarget(t);
     return b;
   }
@@ -491,7 +502,10 @@ function panelBuilder(p: PanelSpec, id: number): cog.Builder<Panel> {
     .datasource(DS)
     .unit(p.unit)
     .height(8)
-    .span(p.span ?? 12);
+    .span(p.span ?? 12)
+    // The legend names each series (its legendFormat); the tooltip shows them all at the cursor.
+    .legend(new VizLegendOptionsBuilder().showLegend(true).displayMode(LegendDisplayMode.List).placement(LegendPlacement.Bottom))
+    .tooltip(new VizTooltipOptionsBuilder().mode(TooltipDisplayMode.Multi));
   if (p.min !== undefined) b.min(p.min);
   for (const t of targets) b.withTarget(t);
   return b;
@@ -512,7 +526,7 @@ export function buildDashboard(spec: DashboardSpec): Dashboard {
       new QueryVariableBuilder("namespace")
         .label("Namespace")
         .datasource(DS)
-        .query({ qryType: 1, query: `label_values(${spec.namespacesFrom}, namespace)`, refId: "PrometheusVariableQueryEditor-VariableQuery" })
+        .query(`label_values(${spec.namespacesFrom}, namespace)`)
         .definition(`label_values(${spec.namespacesFrom}, namespace)`)
         .refresh(VariableRefresh.OnTimeRangeChanged)
         .sort(VariableSort.AlphabeticalAsc)
