@@ -224,7 +224,11 @@ describe("every dashboard query reads what the services export", () => {
   });
 
   test("every metric and label matcher of every panel is at /metrics of the service it names", async () => {
-    const queries = dashboardSpecs().flatMap((spec) => queriesOf(buildDashboard(spec)).map((q) => ({ where: `${spec.name} / ${q.panel}`, expr: q.expr })));
+    const queries = dashboardSpecs().flatMap((spec) => [
+      // The namespace variable's values come from this series.
+      { where: `${spec.name} / $namespace`, expr: spec.namespacesFrom },
+      ...queriesOf(buildDashboard(spec)).map((q) => ({ where: `${spec.name} / ${q.panel}`, expr: q.expr })),
+    ]);
     const { problems, unexercised, checked } = check(await scrape(), queries);
     expect(problems).toEqual([]);
     expect(checked).toBeGreaterThan(100);
