@@ -21,31 +21,22 @@ import { startScanner, type ScannerService } from "../../services/scanner-ingest
 import { Stack } from "./harness.js";
 
 /**
- * Families (or "<service> <family>") whose series appear only on a fault (a timeout, a refusal at
- * capacity, a dropped stream, a lost transfer, a claim left open, a consumer behind), a rail or a
- * schedule this stack does not run (a Base batch, a read answered before its block, a key due
- * for rotation), or with several replicas (metering's burst cluster): declared at /metrics
- * (# TYPE) but without samples here. Their label names are read from the service's registry
- * instead. Any other family a dashboard reads must have samples after the reads below.
+ * Families (or "<service> <family>") whose series appear only on a fault (a refusal at capacity,
+ * a dropped stream, a lost transfer, a claim left open), on what this stack's Base rail does not
+ * do (answer a read before its block), or with several replicas (metering's burst cluster asks
+ * its peers): declared at /metrics (# TYPE) but without samples here. Their label names are read
+ * from the service's registry instead. Every other family a dashboard reads must have samples
+ * after the reads below.
  */
 const FAULT_ONLY = new Set([
   "metering bus_round_trip_seconds_count",
-  "db_timeouts_total",
   "event_streams_dropped_total",
   "mcp_sessions_refused_total",
   "payments_losses_total",
   "payments_lost_base_units_total",
   "payments_answered_before_block_total",
   "payments_settlement_finality_seconds_bucket",
-  "payments_settlement_batches_total",
   "payments_oldest_unsettled_claim_timestamp_seconds",
-  "payments_rail_warning",
-  "payments_facilitator_balance_wei",
-  "signing_key_rotation_due_timestamp_seconds",
-  "signing_key_successor_published",
-  "jetstream_consumer_lag_messages",
-  "metering_burst_takes_total",
-  "metering_burst_batches_total",
 ]);
 
 const stack = new Stack();
