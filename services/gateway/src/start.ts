@@ -32,7 +32,7 @@ export interface GatewayOptions {
 
 export async function startGateway(env: GatewayEnv, opts: GatewayOptions = {}): Promise<GatewayService> {
   const rt = await startRuntime({ service: "gateway", version: pkg.version, description: "HTTP edge of the board", env });
-  const served = servedReadsRecorder(rt.bus.nc, rt.log);
+  const served = servedReadsRecorder(rt.bus.nc, rt.log, rt.metrics);
   // Stops after the HTTP server (registered later, stopped first) and before the bus drains.
   rt.lifecycle.onStop("served reads", () => served.flush());
   const events = startBoardEvents({ nc: rt.bus.nc, log: rt.log, metrics: rt.metrics, env });

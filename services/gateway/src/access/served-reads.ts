@@ -1,5 +1,5 @@
 import { SERVED_READ_SUBJECT, type Tier } from "@board/proto";
-import { otel, publishTraced, type Logger, type NatsConnection } from "@board/service-kit";
+import { Counter, otel, publishTraced, type Logger, type Metrics, type NatsConnection } from "@board/service-kit";
 
 export type ServedReads = (route: string, tier: Tier) => void;
 
@@ -21,9 +21,13 @@ export interface ServedReadsRecorder {
  * reads a second this is a few messages instead of thousands, for the gateway, the stream
  * and metering alike; a gateway that dies loses at most one window's counts (the reads
  * themselves were served). The publish span links to the spans of the reads it counts.
+ * The same counts go to gateway_reads_served_total{route, tier} when each window closes.
  */
-export function servedReadsRecorder(nc: NatsConnection, log: Logger): ServedReadsRecorder {
+export function servedReadsRecorder(nc: NatsConnection, log: Logger, metrics?: Metrics): ServedReadsRecorder {
   const encoder = new TextEncoder();
+  const served = metrics
+    ? new Counter({ name: "gateway_reads_served_total", help: "Reads served by route and tier (anonymous, free_key, wallet, x402, scanner_license, live_license, bearer)", labelNames: ["route", "tier"], registers: [metrics.registry] })
+    : null;
   let window = new Map<string, { route: string; tier: Tier; count: number; links: otel.SpanContext[] }>();
   let timer: NodeJS.Timeout | null = null;
   let lastWarn = 0;
@@ -34,6 +38,7 @@ export function servedReadsRecorder(nc: NatsConnection, log: Logger): ServedRead
     const closing = window;
     window = new Map();
     const at = new Date().toISOString();
+    for (const w of closing.values()) served?.inc({ route: w.route, tier: w.tier }, w.count);
     await Promise.all(
       [...closing.values()].map((w) =>
         publishTraced(nc, SERVED_READ_SUBJECT, encoder.encode(JSON.stringify({ route: w.route, tier: w.tier, at, count: w.count })), {}, w.links).catch((err: unknown) => {

@@ -261,7 +261,7 @@ export class ClaimDesk {
     if (!(await this.store.settled(claimId, settled.transaction, { transaction: settled.transaction, network: settled.network, receipt })))
       throw this.unsettled("mpp", "refused", new BusError("payment_already_used", 402, "the claim was closed meanwhile"));
     const settledAt = new Date().toISOString();
-    this.outcomes({ rail: "mpp", outcome: "settled" });
+    this.outcomes({ rail: "mpp", outcome: "settled", amount: row.amount });
     this.onSettled({ settled_at: settledAt, rail: "mpp", network: settled.network });
     return { headers: { "Payment-Receipt": receipt }, transaction: settled.transaction, network: settled.network, settled_at: settledAt };
   }
@@ -364,7 +364,7 @@ export class ClaimDesk {
       void this.early.follow(claimId, pending.charge, pending.charge.amount, rail.rail, pending.final, onChain, { row, receipt, asset: (stored.requirement as Partial<PaymentRequirements> | undefined)?.asset });
     }
     const settledAt = new Date().toISOString();
-    this.outcomes({ rail: rail.rail, outcome: "settled" });
+    this.outcomes({ rail: rail.rail, outcome: "settled", amount: row.amount });
     this.onSettled({ settled_at: settledAt, rail: rail.rail, network: result.network });
     const response = { ...result, settlement } as SettleResponse;
     const headers = x402ReceiptHeaders(signed ? { ...response, extensions: receiptExtension(signed) } : response, stored.version);
