@@ -28,14 +28,34 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const dirs: string[] = [];
 
 describe("npm start, started again and again", () => {
-  it("starts ten times in a row, alternating a new and a kept DATA_DIR: each serves, and Ctrl-C leaves nothing running", async () => {
+  it("starts ten times in a row, alternating a new and a kept DATA_DIR: each serves, what one start wrote is there at the next, and Ctrl-C leaves nothing running", async () => {
     const cold: number[] = [];
     const warm: number[] = [];
     let dir = "";
+    let key = "";
+    let counted = { used_today: 0, reset_at: "" };
+    const read = (base: string) => fetch(`${base}/api/board/regime`, { headers: { "x-board-key": key } });
     for (let i = 0; i < 10; i++) {
       if (i % 2 === 0) dirs.push((dir = tmp("starts")));
       const stack = await launchStack(dir);
       (i % 2 === 0 ? cold : warm).push(stack.firstFreeReadMs);
+      if (i % 2 === 0) {
+        // Written in the new DATA_DIR: a free key (identity) and one read counted (metering).
+        const issued = await fetch(`${stack.base}/api/key`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: `kept-${i}@example.com` }) });
+        expect(issued.status, await issued.clone().text()).toBe(201);
+        key = ((await issued.json()) as { key: string }).key;
+        const first = await read(stack.base);
+        expect(first.status).toBe(200);
+        counted = ((await first.json()) as { tier: { used_today: number; reset_at: string } }).tier;
+        expect(counted.used_today).toBe(1);
+      } else {
+        // Started again on the same DATA_DIR: the key is known and its count went on.
+        const again = await read(stack.base);
+        expect(again.status, await again.clone().text()).toBe(200);
+        const tier = ((await again.json()) as { tier: { used_today: number; reset_at: string } }).tier;
+        // The same UTC day (one reset time): the count went on; a day that ended between the two starts counts afresh.
+        expect(tier.used_today).toBe(tier.reset_at === counted.reset_at ? 2 : 1);
+      }
       const pids = [...childrenOf(stack.child.pid!).map((c) => c.pid), databasePid(dir)!];
       expect(pids.length).toBeGreaterThanOrEqual(8); // six services, nats-server, the database server
       expect(await stack.stop(), stack.output()).toBe(0);
