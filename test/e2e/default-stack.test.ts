@@ -39,22 +39,28 @@ describe("npm start, started again and again", () => {
       if (i % 2 === 0) dirs.push((dir = tmp("starts")));
       const stack = await launchStack(dir);
       (i % 2 === 0 ? cold : warm).push(stack.firstFreeReadMs);
-      if (i % 2 === 0) {
-        // Written in the new DATA_DIR: a free key (identity) and one read counted (metering).
-        const issued = await fetch(`${stack.base}/api/key`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: `kept-${i}@example.com` }) });
-        expect(issued.status, await issued.clone().text()).toBe(201);
-        key = ((await issued.json()) as { key: string }).key;
-        const first = await read(stack.base);
-        expect(first.status).toBe(200);
-        counted = ((await first.json()) as { tier: { used_today: number; reset_at: string } }).tier;
-        expect(counted.used_today).toBe(1);
-      } else {
-        // Started again on the same DATA_DIR: the key is known and its count went on.
-        const again = await read(stack.base);
-        expect(again.status, await again.clone().text()).toBe(200);
-        const tier = ((await again.json()) as { tier: { used_today: number; reset_at: string } }).tier;
-        // The same UTC day (one reset time): the count went on; a day that ended between the two starts counts afresh.
-        expect(tier.used_today).toBe(tier.reset_at === counted.reset_at ? 2 : 1);
+      try {
+        if (i % 2 === 0) {
+          // Written in the new DATA_DIR: a free key (identity) and one read counted (metering).
+          const issued = await fetch(`${stack.base}/api/key`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ email: `kept-${i}@example.com` }) });
+          expect(issued.status, await issued.clone().text()).toBe(201);
+          key = ((await issued.json()) as { key: string }).key;
+          const first = await read(stack.base);
+          expect(first.status).toBe(200);
+          counted = ((await first.json()) as { tier: { used_today: number; reset_at: string } }).tier;
+          expect(counted.used_today).toBe(1);
+        } else {
+          // Started again on the same DATA_DIR: the key is known and its count went on.
+          const again = await read(stack.base);
+          expect(again.status, await again.clone().text()).toBe(200);
+          const tier = ((await again.json()) as { tier: { used_today: number; reset_at: string } }).tier;
+          // The same UTC day (one reset time): the count went on; a day that ended between the two starts counts afresh.
+          expect(tier.used_today).toBe(tier.reset_at === counted.reset_at ? 2 : 1);
+        }
+      } catch (err) {
+        // A failed check must not leave this start's stack running (its database and bus would outlive the file).
+        await stack.stop();
+        throw err;
       }
       const pids = [...childrenOf(stack.child.pid!).map((c) => c.pid), databasePid(dir)!];
       expect(pids.length).toBeGreaterThanOrEqual(8); // six services, nats-server, the database server
