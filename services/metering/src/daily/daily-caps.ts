@@ -86,7 +86,8 @@ export class DailyCaps {
    * with as many as the cap allows; later ones raise it toward the cap under the row's lock.
    * SET reads the row as it was, so `granted` is exactly what this statement added, however
    * many replicas count the same row at once. A row already at its cap is not touched and not
-   * returned.
+   * returned. Rows are taken in one order (principal, day) by every statement, so two replicas
+   * counting the same principals never wait on each other's locks in a circle.
    */
   private async countGroups(limit: number, groups: { principal: string; day: string; n: number }[]): Promise<CountedRow[]> {
     return rowsOf<CountedRow>(
@@ -94,6 +95,7 @@ export class DailyCaps {
         insert into metering.daily as d (principal, day, used, granted)
         select a.principal, a.day, least(a.n, ${limit}::int), least(a.n, ${limit}::int)
           from jsonb_to_recordset(${JSON.stringify(groups)}::jsonb) as a(principal text, day date, n int)
+          order by a.principal, a.day
         on conflict (principal, day) do update
           set used = least(d.used + excluded.used, ${limit}::int), granted = least(d.used + excluded.used, ${limit}::int) - d.used
           where d.used < ${limit}::int
