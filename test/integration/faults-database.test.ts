@@ -163,8 +163,8 @@ describe("Postgres black-holed in the middle of a statement", () => {
       served = now;
     }
 
-    // Metering's daily count is a prepared statement: its name travels with every execution.
-    const a = await frozenOn("metering_daily_count", () => get("/api/board/regime", { "x-board-key": key }));
+    // Metering's daily count: one statement counts the reads of a turn (its text travels with every execution).
+    const a = await frozenOn("insert into metering.daily as d", () => get("/api/board/regime", { "x-board-key": key }));
     figures.free_key_read_frozen_ms = a.ms;
     // The frozen count never reached Postgres (metering reset that connection; the proxy drops what it held).
     expect(await countedReads()).toBe(counted);

@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { startEvmChain, type EvmChain } from "@board/test-chains/evm";
-import { boardRead, identityResolve, identitySignInChallenge, meteringConsume, paymentsClaim, paymentsRequirements, paymentsSettle, SERVED_READ_SUBJECT, SNAPSHOT_SUBJECT } from "@board/proto";
+import { boardRead, identityResolve, identitySignInChallenge, meteringConsumeMany, paymentsClaim, paymentsRequirements, paymentsSettle, SERVED_READ_SUBJECT, SNAPSHOT_SUBJECT } from "@board/proto";
 import { exportSpansTo, otel, request } from "@board/service-kit";
 import { fixtureSnapshot, InMemorySpanExporter, type ReadableSpan } from "@board/service-kit/testing";
 import type { Hex } from "viem";
@@ -95,7 +95,7 @@ describe("one trace across the stack", () => {
       if (serviceOf(client!) === "gateway") expect(http.has(parentOf(client!) ?? ""), `${client!.name} under an HTTP span`).toBe(true);
     }
     const served = new Set(busServers.filter((s) => byId.get(parentOf(s) ?? "") && serviceOf(byId.get(parentOf(s)!)!) === "gateway").map((s) => s.name));
-    for (const ep of [identityResolve, meteringConsume, boardRead, paymentsRequirements, paymentsClaim, paymentsSettle]) expect(served, show(trace)).toContain(ep.subject);
+    for (const ep of [identityResolve, meteringConsumeMany, boardRead, paymentsRequirements, paymentsClaim, paymentsSettle]) expect(served, show(trace)).toContain(ep.subject);
   });
 
   it("nests a call one service makes while handling another's: payments asks identity for the 402's sign-in challenge", () => {
@@ -171,7 +171,7 @@ describe("/metrics on the health ports after that traffic", () => {
     for (const s of samples(text, "http_request_duration_seconds_count")) expect(s.labels.route).not.toBe("/no/such/path");
     expect(samples(text, "errors_total", { code: "not_found" })[0]?.value).toBeGreaterThanOrEqual(1);
     expect(samples(text, "errors_total", { code: "invalid_query" })[0]?.value).toBeGreaterThanOrEqual(1);
-    for (const ep of [identityResolve, meteringConsume, boardRead, paymentsClaim, paymentsSettle])
+    for (const ep of [identityResolve, meteringConsumeMany, boardRead, paymentsClaim, paymentsSettle])
       expect(samples(text, "bus_round_trip_seconds_count", { subject: ep.subject, outcome: "ok" })[0]?.value, ep.subject).toBeGreaterThanOrEqual(1);
   });
 
@@ -198,7 +198,7 @@ describe("/metrics on the health ports after that traffic", () => {
   it("identity and metering: their handlers by subject and outcome", async () => {
     // At least once: the gateway keeps a resolved key a few seconds, so reads of one key ask once.
     expect(samples(await scrape(stack.identity!.runtime.health.port), "bus_handled_seconds_count", { subject: identityResolve.subject, outcome: "ok" })[0]?.value).toBeGreaterThanOrEqual(1);
-    expect(samples(await scrape(stack.metering!.runtime.health.port), "bus_handled_seconds_count", { subject: meteringConsume.subject, outcome: "ok" })[0]?.value).toBeGreaterThanOrEqual(1);
+    expect(samples(await scrape(stack.metering!.runtime.health.port), "bus_handled_seconds_count", { subject: meteringConsumeMany.subject, outcome: "ok" })[0]?.value).toBeGreaterThanOrEqual(1);
   });
 });
 
