@@ -1,18 +1,22 @@
+import { createHash } from "node:crypto";
 import { RESOLVED_PRINCIPAL_CACHE_SECONDS, type Credentials, type OAuthResource, type Principal } from "@board/proto";
 
 /** Credentials kept per gateway replica (least recently used dropped first). */
 const MAX_ENTRIES = 10_000;
 
 /**
- * License, bearer and free-key (X-Board-Key) principals identity has verified, kept a few
+ * License, bearer, free-key (X-Board-Key) and wallet sign-in principals identity has verified, kept a few
  * seconds so a burst of reads costs one bus round trip (and identity's database lookup) less.
  * Fresh enough, not exact: the operator can revoke a licence (a leaked key) before its period
  * end, and a free key is retired when its owner asks for a new one, so an entry is answered
  * for at most `ttlMs` (RESOLVED_PRINCIPAL_CACHE_SECONDS) and never past its `expires_at` (the
  * earlier of token expiry and period end); identity's announcements drop a revoked licence's
  * entries (`forgetLicense`) and a retired key's owner's (`forgetPrincipal`) at once. A free
- * key's reads are counted by metering whichever way it resolved. Refusals and sign-in headers
- * are never kept: a sign-in session is bound to its nonce. A cache, not a record: a restarted
+ * key's reads are counted by metering whichever way it resolved. A SIGN-IN-WITH-X header is
+ * checked by identity without any state (its nonce is our MAC over the challenge's own times,
+ * its signature is the wallet's), so the same header gets the same answer until its session
+ * ends: it is kept under a digest of the whole header (a changed byte is another entry), never
+ * past the session's expiry. Refusals are never kept here. A cache, not a record: a restarted
  * gateway simply asks again.
  */
 export class ResolvedPrincipals {
@@ -27,12 +31,17 @@ export class ResolvedPrincipals {
   ) {}
 
   /**
-   * The cache key of a credential set holding only a license key or only a bearer; null: not
-   * kept. A bearer is kept per resource it was verified for: one good for /mcp/live is not
-   * thereby good for the HTTP API.
+   * The cache key of a credential set holding only a license key, only a bearer, only a board
+   * key or only a sign-in; null: not kept. A bearer or a sign-in is kept per resource it was
+   * verified for: one good for /mcp/live is not thereby good for the HTTP API.
    */
   static keyOf(creds: Credentials, resource: OAuthResource = "api"): string | null {
-    if (creds.siwx !== undefined) return null;
+    if (creds.siwx !== undefined) {
+      if (creds.board_key !== undefined || creds.license_key !== undefined || creds.bearer !== undefined) return null;
+      // A digest, not the header: a sign-in header is a kilobyte, the digest 43 characters.
+      const digest = createHash("sha256").update(creds.siwx).digest("base64url");
+      return resource === "api" ? `siwx ${digest}` : `siwx@${resource} ${digest}`;
+    }
     if (creds.board_key !== undefined) return creds.license_key === undefined && creds.bearer === undefined ? `key ${creds.board_key}` : null;
     if (creds.license_key !== undefined && creds.bearer === undefined) return `license ${creds.license_key}`;
     if (creds.bearer !== undefined && creds.license_key === undefined) return resource === "api" ? `bearer ${creds.bearer}` : `bearer@${resource} ${creds.bearer}`;
@@ -52,8 +61,12 @@ export class ResolvedPrincipals {
   remember(key: string, principal: Principal): void {
     const nowMs = this.now().getTime();
     const keyed = key.startsWith("key ");
-    // A free or wallet-tier key has no end of its own (it retires or idles out, told by identity).
-    if (keyed ? principal.tier !== "free_key" && principal.tier !== "wallet" : principal.tier !== "scanner_license" && principal.tier !== "live_license" && principal.tier !== "bearer") return;
+    const signedIn = key.startsWith("siwx");
+    // A free or wallet-tier key has no end of its own (it retires or idles out, told by identity);
+    // a sign-in ends with its session (expires_at).
+    if (signedIn) {
+      if (principal.tier !== "wallet") return;
+    } else if (keyed ? principal.tier !== "free_key" && principal.tier !== "wallet" : principal.tier !== "scanner_license" && principal.tier !== "live_license" && principal.tier !== "bearer") return;
     if (!keyed && principal.expires_at === null) return;
     const revokedUntil = this.revoked.get(principal.id);
     if (revokedUntil !== undefined && nowMs < revokedUntil) return;

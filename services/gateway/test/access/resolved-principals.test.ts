@@ -17,7 +17,7 @@ const principal = (tier: Principal["tier"], expiresAt: string | null): Principal
 });
 
 describe("ResolvedPrincipals", () => {
-  it("keeps a credential set of exactly one license key, one bearer or one board key; never a sign-in", () => {
+  it("keeps a credential set of exactly one license key, one bearer, one board key or one sign-in", () => {
     expect(ResolvedPrincipals.keyOf({ license_key: "lk_1" })).toBe("license lk_1");
     expect(ResolvedPrincipals.keyOf({ bearer: "eyJ" })).toBe("bearer eyJ");
     expect(ResolvedPrincipals.keyOf({ license_key: "lk_1", bearer: "eyJ" })).toBeNull();
@@ -25,7 +25,35 @@ describe("ResolvedPrincipals", () => {
     expect(ResolvedPrincipals.keyOf({ board_key: "bk_1" })).toBe("key bk_1");
     expect(ResolvedPrincipals.keyOf({ board_key: "bk_1", license_key: "lk_1" })).toBeNull();
     expect(ResolvedPrincipals.keyOf({ board_key: "bk_1", siwx: "x" })).toBeNull();
-    expect(ResolvedPrincipals.keyOf({ siwx: "x" })).toBeNull();
+    expect(ResolvedPrincipals.keyOf({ siwx: "x", bearer: "eyJ" })).toBeNull();
+    // A sign-in is kept under a digest of the whole header, per resource.
+    const signIn = ResolvedPrincipals.keyOf({ siwx: "eyJzaWduZWQiOiJoZWFkZXIifQ" });
+    expect(signIn).toMatch(/^siwx [A-Za-z0-9_-]{43}$/);
+    expect(ResolvedPrincipals.keyOf({ siwx: "eyJzaWduZWQiOiJoZWFkZXIifR" })).not.toBe(signIn);
+    expect(ResolvedPrincipals.keyOf({ siwx: "eyJzaWduZWQiOiJoZWFkZXIifQ" }, "mcp_live")).toBe(`siwx@mcp_live ${signIn!.slice(5)}`);
+  });
+
+  it("answers a wallet sign-in for the lifetime, never past its session's end, and only as a wallet", () => {
+    const cache = new ResolvedPrincipals(now);
+    const key = ResolvedPrincipals.keyOf({ siwx: "header" })!;
+    const session = principal("wallet", new Date(T0 + 1500).toISOString());
+    cache.remember(key, session);
+    clockMs = T0 + 1499;
+    expect(cache.get(key)).toEqual(session);
+    clockMs = T0 + 1500;
+    expect(cache.get(key)).toBeUndefined();
+    // A long session is answered for the lifetime only.
+    clockMs = T0;
+    const long = principal("wallet", "2026-11-25T13:00:00.000Z");
+    cache.remember(key, long);
+    clockMs = T0 + RESOLVED_PRINCIPAL_CACHE_SECONDS * 1000;
+    expect(cache.get(key)).toBeUndefined();
+    // Never kept: a sign-in without an end, or one identity answered with another tier.
+    clockMs = T0;
+    cache.remember(key, principal("wallet", null));
+    expect(cache.get(key)).toBeUndefined();
+    cache.remember(key, principal("free_key", "2026-11-25T13:00:00.000Z"));
+    expect(cache.get(key)).toBeUndefined();
   });
 
   it("answers a license principal for RESOLVED_PRINCIPAL_CACHE_SECONDS, never past its expires_at", () => {
