@@ -1,8 +1,7 @@
 import type { ErrorCode } from "@board/proto";
-import { authorizationTypes } from "@x402/evm";
-import { getAddress, hashTypedData, type Address, type Hex } from "viem";
-import type { Eip3009Authorization } from "./mpp/method.js";
-import { eip3009Terms, type Eip3009Terms } from "./eip3009-terms.js";
+import { getAddress, type Address, type Hex } from "viem";
+import { transferAuthorizationDigest, type Eip3009Authorization, type Eip3009Terms } from "./eip3009.js";
+import { eip3009Terms } from "./eip3009-terms.js";
 import type { AnyPaymentPayload } from "./payload.js";
 
 /** What a verification without the chain concluded. */
@@ -28,16 +27,6 @@ const VALID_BEFORE_MARGIN_SECONDS = 6n;
 
 /** Who recovers the signer of a digest (libsecp256k1, or viem's pure JS): null when it cannot. */
 export type Recover = (digest: Hex, signature: Hex) => Address | null | Promise<Address | null>;
-
-/** The EIP-712 digest an EIP-3009 TransferWithAuthorization is signed over, in a token's domain (x402 and MPP alike). */
-export function transferAuthorizationDigest(domain: { name: string; version: string; chainId: number; verifyingContract: Address }, a: Eip3009Terms): Hex {
-  return hashTypedData({
-    domain,
-    types: authorizationTypes,
-    primaryType: "TransferWithAuthorization",
-    message: { from: a.from, to: a.to, value: a.value, validAfter: a.validAfter, validBefore: a.validBefore, nonce: a.nonce },
-  });
-}
 
 /**
  * The EIP-3009 authorization of an exact EVM payload, its fields read as they will be sent:

@@ -1,9 +1,6 @@
 import type { Address, Hex } from "viem";
-import type { Eip3009Authorization } from "./mpp/method.js";
+import type { Eip3009Terms } from "./eip3009.js";
 import type { AnyPaymentPayload } from "./payload.js";
-
-/** What an EIP-3009 TransferWithAuthorization signs: the authorization without its signature. */
-export type Eip3009Terms = Omit<Eip3009Authorization, "signature">;
 
 interface Eip3009Payload {
   authorization?: { from?: unknown; to?: unknown; value?: unknown; validAfter?: unknown; validBefore?: unknown; nonce?: unknown };

@@ -8,7 +8,7 @@ import {
   type Address,
   type Hex,
 } from "viem";
-import type { Eip3009Authorization } from "../rails/mpp/method.js";
+import type { Eip3009Authorization } from "../rails/eip3009.js";
 
 /** Multicall3, at its canonical address on Base (and on the local chains). */
 export const MULTICALL3: Address = "0xcA11bde05977b3631167028862bE2a173976CA11";

@@ -1,5 +1,5 @@
 import type { Address, Hex } from "viem";
-import type { Eip3009Authorization } from "../rails/mpp/method.js";
+import type { Eip3009Authorization } from "../rails/eip3009.js";
 import type { SettlementOutcome } from "../rails/mpp/server-method.js";
 import { refusalOfRevert } from "./reverts.js";
 import { revertText, transferCall, transfersIn, type Call3, type ReceiptLog } from "./aggregate3.js";

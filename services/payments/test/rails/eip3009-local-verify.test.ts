@@ -9,7 +9,7 @@ import { createWalletClient, getAddress, http, publicActions, toHex, type Addres
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { authorizationTypes } from "mppx/evm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Eip3009Terms } from "../../src/rails/eip3009-terms.js";
+import type { Eip3009Terms } from "../../src/rails/eip3009.js";
 import { baseRecover, eip3009Authorization } from "../../src/rails/base-exact.js";
 import { verifyEip3009Locally, type LocalVerdict } from "../../src/rails/eip3009-local-verify.js";
 import { isMalformedInput } from "../../src/rails/malformed-input.js";

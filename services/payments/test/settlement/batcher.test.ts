@@ -5,7 +5,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { authorizationTypes } from "mppx/evm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baseReader, baseSigner } from "../../src/rails/base-exact.js";
-import type { Eip3009Authorization } from "../../src/rails/mpp/method.js";
+import type { Eip3009Authorization } from "../../src/rails/eip3009.js";
 import type { SettlementOutcome } from "../../src/rails/mpp/server-method.js";
 import { aggregate3Abi, MULTICALL3 } from "../../src/settlement/aggregate3.js";
 import { baseBatchChain } from "../../src/settlement/base-batch-chain.js";

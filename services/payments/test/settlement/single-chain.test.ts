@@ -4,7 +4,7 @@ import { createPublicClient, http, toHex, type Address, type Hex, type LocalAcco
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { baseReader, baseSigner } from "../../src/rails/base-exact.js";
-import type { Eip3009Authorization } from "../../src/rails/mpp/method.js";
+import type { Eip3009Authorization } from "../../src/rails/eip3009.js";
 import { baseBatchChain } from "../../src/settlement/base-batch-chain.js";
 import { baseSingleChain, revertData } from "../../src/settlement/base-single-chain.js";
 import { SettlementBatcher, SettlementNotSent, type BatchReport } from "../../src/settlement/batcher.js";

@@ -1,5 +1,5 @@
 import { BaseError, ContractFunctionRevertedError, parseAbi, type Address, type Hex } from "viem";
-import type { Eip3009Authorization } from "../../src/rails/mpp/method.js";
+import type { Eip3009Authorization } from "../../src/rails/eip3009.js";
 import { refusalOfRevert } from "../../src/settlement/reverts.js";
 import type { AuthorizationTarget, SettleAuthorization, VerifyAuthorization } from "../../src/rails/mpp/server-method.js";
 

@@ -10,7 +10,7 @@ export {
   Eip712Token,
   CHARGE_INTENT,
   USDC_METHOD,
-  type Eip3009Authorization,
 } from "./method.js";
+export type { Eip3009Authorization } from "../eip3009.js";
 export { usdcCharge, type AuthorizationCheck, type AuthorizationTarget, type SettleAuthorization, type SettlementOutcome, type VerifyAuthorization } from "./server-method.js";
 export { reasonOf, type MppProblem, type MppReason, type MppRefusal } from "./reasons.js";

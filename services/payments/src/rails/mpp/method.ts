@@ -1,6 +1,7 @@
 import { Method, Receipt, z } from "mppx";
 import { AuthorizationPayloadSchema, challengeHash, networkOf } from "mppx/evm";
 import type { Address, Hex } from "viem";
+import type { Eip3009Authorization } from "../eip3009.js";
 
 /**
  * The MPP `usdc` payment method, intent `charge` (SPEC.md 4.1 rule 5): the challenge asks for
@@ -53,17 +54,6 @@ export const usdcMethod = Method.from({
     request: UsdcChargeRequest,
   },
 });
-
-/** An authorization with its numbers as numbers, for the chain. */
-export interface Eip3009Authorization {
-  from: Address;
-  to: Address;
-  value: bigint;
-  validAfter: bigint;
-  validBefore: bigint;
-  nonce: Hex;
-  signature: Hex;
-}
 
 export function toEip3009(payload: UsdcAuthorization): Eip3009Authorization {
   return {

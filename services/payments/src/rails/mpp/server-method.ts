@@ -1,7 +1,7 @@
 import { Method } from "mppx";
 import { authorizationDomain, toSource } from "mppx/evm";
 import { getAddress, recoverAddress, type Address, type Hex } from "viem";
-import { transferAuthorizationDigest } from "../eip3009-local-verify.js";
+import { transferAuthorizationDigest, type Eip3009Authorization } from "../eip3009.js";
 import {
   authorizationNonce,
   networkOfChain,
@@ -9,7 +9,6 @@ import {
   usdcMethod,
   usdcReceipt,
   USDC_DECIMALS,
-  type Eip3009Authorization,
   type Eip712Token,
   type UsdcChargeRequest,
 } from "./method.js";
