@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { MCP_LIVE_PATH } from "../bus/oauth.js";
 import type { ViewName } from "../records/views.js";
+import type { RouteDeprecation } from "./deprecation.js";
 import {
   BoardHashParam,
   BookParam,
@@ -41,6 +42,8 @@ export interface Route {
   /** A query that turns a paid route into a free read (agent?preview=1). */
   readonly freeVariant?: { readonly param: string; readonly value: string; readonly view: ViewName };
   readonly summary: string;
+  /** Set once the route is deprecated: its answers carry Deprecation, Sunset and Link (docs/versioning.md). */
+  readonly deprecation?: RouteDeprecation;
 }
 
 const NONE = z.object({});

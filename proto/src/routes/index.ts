@@ -1,2 +1,3 @@
 export * from "./query.js";
 export * from "./catalogue.js";
+export * from "./deprecation.js";

@@ -19,6 +19,7 @@ import {
   type ViewName,
 } from "@board/proto";
 import type { z } from "zod";
+import { deprecatedRouteLines } from "./deprecations.js";
 import { methodologyBody } from "./methodology.js";
 import { MPP_TERMS, RAILS } from "./offers.js";
 import { inlineSchema } from "./schemas.js";
@@ -88,6 +89,7 @@ export function llmsTxt(base: URL): string {
       "Documents",
       [
         link("OpenAPI 3.1 description", at("/openapi.json"), "every route, parameter, response body, error code and price, machine-readable; paid operations carry x-payment-info"),
+        link("API reference", at("/docs"), "the same description, browsable, with how a paid route's 402 is answered (a page for people)"),
         link("API catalog", at("/.well-known/api-catalog"), "the RFC 9727 linkset of this host's APIs"),
         link("MCP server card", at("/.well-known/mcp/server-card.json"), "the MCP server, its endpoint, its optional header and its tools"),
         link("Offer catalogue", at("/api"), "one 402 listing every paid route, its price, its tiers and every payment offer"),
@@ -294,5 +296,8 @@ export function llmsTxt(base: URL): string {
       .filter((h, i, all) => all.indexOf(h) === i)
       .join(", ")}.`,
   ];
+  // Only while a route is deprecated: which, until when, and where its notice is.
+  const deprecated = deprecatedRouteLines(ROUTES, base);
+  if (deprecated.length > 0) sections.unshift(["Deprecated routes", ["Each answers as before until its sunset; move off it before then.", "", ...deprecated]]);
   return `${[...intro, ...sections.flatMap(([title, lines]) => ["", `## ${title}`, "", ...lines])].join("\n")}\n`;
 }

@@ -1,6 +1,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from "@asteasolutions/zod-to-openapi";
 import { CLIENT_ADDRESS_IPV6_PREFIX, DEFAULT_BURST, FREE_DAILY_LIMIT, FREE_KEY_IDLE_DAYS, MCP_LIVE_PATH, REFUSED_CREDENTIAL_SECONDS, ROUTES, type Route, type RouteKind } from "@board/proto";
 import { schemaComponents } from "./bodies.js";
+import { deprecationWords } from "./deprecations.js";
 import { paymentInfo, x402Info } from "./offers.js";
 import { parameterComponents } from "./parameters.js";
 import { pascal } from "./refs.js";
@@ -64,6 +65,7 @@ function description(route: Route): string {
     if (isFreeTierRoute(route)) parts.push("Also readable on a free key or wallet sign-in, within the daily free reads.");
     if (route.freeVariant) parts.push(`Free with ${route.freeVariant.param}=${route.freeVariant.value}.`);
   }
+  if (route.deprecation) parts.push(deprecationWords(route.deprecation));
   return parts.join(" ");
 }
 
@@ -91,6 +93,7 @@ function operation(route: Route, method: Method, params: string[], base: URL): R
     summary: route.summary,
     description: description(route),
     tags: [TAGS[route.kind].name],
+    ...(route.deprecation ? { deprecated: true } : {}),
     security: security(route),
     ...(params.length > 0 ? { parameters: params.map((p) => ({ $ref: `#/components/parameters/${p}` })) } : {}),
     ...(body ? { request: { body } } : {}),

@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { ROUTES, type Route } from "@board/proto";
-import { ALLOW_HEADER, CORS_SAFELISTED_RESPONSE_HEADERS, CREDENTIAL_HEADERS, PROTOCOL_REQUEST_HEADERS, RESPONSE_HEADERS } from "./headers.js";
+import { ALLOW_HEADER, CORS_SAFELISTED_RESPONSE_HEADERS, CREDENTIAL_HEADERS, DEPRECATION_HEADERS, PROTOCOL_REQUEST_HEADERS, RESPONSE_HEADERS } from "./headers.js";
 
 /**
  * CORS (the Fetch standard's): every answer may be read by a page of any origin. Credentials
@@ -18,10 +18,11 @@ const SAFELISTED = new Set(CORS_SAFELISTED_RESPONSE_HEADERS.map((n) => n.toLower
 
 /**
  * The response headers a cross-origin page may read beyond the safelisted ones: every header
- * the API declares (offers, challenges, receipts, limits, freshness, ETag) and a 405's Allow.
+ * the API declares (offers, challenges, receipts, limits, freshness, ETag), a 405's Allow and a
+ * deprecated route's Deprecation and Sunset.
  */
 export const CORS_EXPOSED_HEADERS: readonly string[] = unique(
-  [...Object.keys(RESPONSE_HEADERS).map((n) => n.split(".")[0]!), ALLOW_HEADER].filter((n) => !SAFELISTED.has(n.toLowerCase())),
+  [...Object.keys(RESPONSE_HEADERS).map((n) => n.split(".")[0]!), ALLOW_HEADER, ...DEPRECATION_HEADERS].filter((n) => !SAFELISTED.has(n.toLowerCase())),
 );
 
 /** How long a browser may keep a preflight's answer (Chromium keeps it at most 2 hours, Firefox a day). */

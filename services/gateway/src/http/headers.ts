@@ -1,4 +1,4 @@
-import { DataDelay, FRESHNESS_HEADERS } from "@board/proto";
+import { DataDelay, DEPRECATION_HEADER, FRESHNESS_HEADERS, SUNSET_HEADER } from "@board/proto";
 import type { JsonSchema } from "../discovery/schemas.js";
 
 /**
@@ -94,6 +94,9 @@ export const RESPONSE_HEADERS = {
   },
   "X-Accel-Buffering": { description: "On an event stream: no. Proxies that honour it (nginx) pass each event on at once instead of buffering.", schema: { type: "string", const: "no" } },
 } satisfies Record<string, { description: string; schema: JsonSchema }>;
+
+/** A deprecated route's headers (http/deprecation.ts): not in RESPONSE_HEADERS while no route is deprecated (an unused component fails its lint). */
+export const DEPRECATION_HEADERS = [DEPRECATION_HEADER, SUNSET_HEADER] as const;
 
 /** A 405's list of methods: not in RESPONSE_HEADERS because OpenAPI documents no 405 (an unused component fails its lint). */
 export const ALLOW_HEADER = "Allow";

@@ -4,6 +4,7 @@ import { DISCOVERY_HANDLERS } from "../discovery/index.js";
 import { serveEvents, type EventStreams } from "../events/index.js";
 import { serveLandingPage } from "../landing/page.js";
 import { answerPreflight, isPreflight, methodsOf } from "./cors.js";
+import { setDeprecationHeaders } from "./deprecation.js";
 import { sendError } from "./errors.js";
 import { Exchange } from "./exchange.js";
 import { getSignInNonce, postFreeKey, postSignInVerify } from "./keys.js";
@@ -73,6 +74,7 @@ export async function handleRoute(route: Route, deps: RouteDeps, x: Exchange): P
   // A browser's preflight asks before any request it sends cross-origin with our headers; it is
   // answered before the method check, which would refuse OPTIONS.
   if (isPreflight(x.req)) return answerPreflight(route, x.res);
+  setDeprecationHeaders(route, x.res, deps.publicBaseUrl);
   const allowed = methodsOf(route);
   if (!allowed.list.includes(x.req.method!)) {
     const { res } = x.express();
