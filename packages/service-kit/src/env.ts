@@ -51,7 +51,7 @@ export const DATABASE_TIMEOUT_DEFAULTS = {
 
 /** Settings every service shares. Defaults serve a developer's machine; production sets them all. */
 export const BaseEnv = z.object({
-  NATS_URL: z.string().min(1).default("nats://127.0.0.1:4222"),
+  NATS_URL: z.string().min(1).default("nats://127.0.0.1:4222").describe("NATS server(s), comma separated; JetStream required."),
   /**
    * This service's nkey seed on the bus (docs/security.md): with it the service signs the
    * server's challenge and gets its own permissions. Unset: it connects without a credential,
@@ -80,13 +80,21 @@ export const BaseEnv = z.object({
    */
   DATABASE_TLS_CA_FILE: z.string().min(1).optional(),
   /** The bounds on Postgres calls (DATABASE_TIMEOUT_DEFAULTS says why these defaults). */
-  DATABASE_STATEMENT_TIMEOUT_MS: millis(100, 600_000).default(DATABASE_TIMEOUT_DEFAULTS.statementMs),
-  DATABASE_QUERY_TIMEOUT_MS: millis(100, 600_000).default(DATABASE_TIMEOUT_DEFAULTS.queryMs),
-  DATABASE_ACQUIRE_TIMEOUT_MS: millis(100, 600_000).default(DATABASE_TIMEOUT_DEFAULTS.acquireMs),
-  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: millis(100, 3_600_000).default(DATABASE_TIMEOUT_DEFAULTS.idleInTransactionMs),
-  DATA_DIR: z.string().min(1).default(".data"),
+  DATABASE_STATEMENT_TIMEOUT_MS: millis(100, 600_000)
+    .default(DATABASE_TIMEOUT_DEFAULTS.statementMs)
+    .describe("Postgres statement_timeout: the server cancels (and rolls back) a statement after this; lock waits count; migrations are not bound."),
+  DATABASE_QUERY_TIMEOUT_MS: millis(100, 600_000)
+    .default(DATABASE_TIMEOUT_DEFAULTS.queryMs)
+    .describe("The client gives up on an answer after this (a server behind a silent partition) and resets the connection; must be longer than DATABASE_STATEMENT_TIMEOUT_MS."),
+  DATABASE_ACQUIRE_TIMEOUT_MS: millis(100, 600_000)
+    .default(DATABASE_TIMEOUT_DEFAULTS.acquireMs)
+    .describe("Waiting for a pooled connection, or opening one (TCP, TLS, authentication)."),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: millis(100, 3_600_000)
+    .default(DATABASE_TIMEOUT_DEFAULTS.idleInTransactionMs)
+    .describe("Postgres idle_in_transaction_session_timeout: a session idle inside a transaction is ended and its locks freed."),
+  DATA_DIR: z.string().min(1).default(".data").describe("Where a service run alone keeps its embedded PGlite database (DATA_DIR/<service>)."),
   HEALTH_PORT: port,
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info").describe("pino log level."),
   /** pretty: one readable line per event; json: JSON lines. Unset: pretty on a terminal, JSON otherwise. */
   LOG_FORMAT: z.enum(["pretty", "json"]).optional(),
   /** A name for this replica in logs and $SRV discovery; defaults to host and pid. */
@@ -113,7 +121,7 @@ export type BaseEnv = z.infer<typeof BaseEnv>;
 
 /** BaseEnv with the service's own default health port. */
 export function baseEnv(defaultHealthPort: number) {
-  return BaseEnv.extend({ HEALTH_PORT: port.default(defaultHealthPort) });
+  return BaseEnv.extend({ HEALTH_PORT: port.default(defaultHealthPort).describe("Port of /healthz, /readyz and /metrics; 0 picks a free port.") });
 }
 
 /** The bounds on Postgres calls, in the shape openDatabase takes them. */

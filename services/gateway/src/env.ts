@@ -3,8 +3,8 @@ import { baseEnv, parseEnv } from "@board/service-kit";
 import { z } from "zod";
 
 export const GatewayEnv = baseEnv(9101).extend({
-  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  HOST: z.string().min(1).default("0.0.0.0"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080).describe("HTTP port of the API."),
+  HOST: z.string().min(1).default("0.0.0.0").describe("HTTP bind address."),
   /** How long a board read may take on the bus before the client gets a 504. */
   BUS_TIMEOUT_MS: z.coerce.number().int().min(50).max(30000).default(3000),
   /** Express "trust proxy": the hops in front of the gateway (0 when clients connect directly). */

@@ -12,7 +12,10 @@ export const IdentityEnv = baseEnv(9103)
   .extend({
     IDENTITY_SECRET: z
       .string({ error: "is required (at least 32 characters of random material)" })
-      .min(32, "must be at least 32 characters"),
+      .min(32, "must be at least 32 characters")
+      .describe(
+        "32+ characters; HKDF derives from it the email hashing key, the sign-in nonce key and the key that encrypts OAuth signing keys at rest. Changing it retires every free key's email link, every open sign-in and every stored signing key.",
+      ),
     /** Where clients reach the gateway: the sign-in domain and the OAuth issuer and audience. */
     PUBLIC_BASE_URL: httpUrl.default("http://localhost:8080"),
     /** How long a signing key signs before its successor takes over. */

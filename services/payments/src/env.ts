@@ -57,9 +57,9 @@ export const PaymentsEnv = baseEnv(9105)
     PUBLIC_BASE_URL: httpUrl.default("http://localhost:8080"),
     /** Base (eip155:8453): exact EIP-3009 USDC, the MPP usdc charge and Circle's batched rail settle here. */
     PAY_TO_BASE: evmAddress.optional(),
-    BASE_RPC_URL: httpUrl.optional(),
-    BASE_FACILITATOR_KEY: evmKey.optional(),
-    BASE_USDC_ADDRESS: evmAddress.default("0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913"),
+    BASE_RPC_URL: httpUrl.optional().describe("Base JSON-RPC endpoint the facilitator verifies and settles on; required with PAY_TO_BASE."),
+    BASE_FACILITATOR_KEY: evmKey.optional().describe("0x 32-byte key of the account that pays gas for settlements; required with PAY_TO_BASE; never logged."),
+    BASE_USDC_ADDRESS: evmAddress.default("0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913").describe("USDC on Base (tests point it at the local chain's token, same address)."),
     /**
      * Below this balance (in ETH) the facilitator is warned about (a log line, the rails' status,
      * the payments_facilitator_balance_wei gauge); Base's rails go down only when it cannot pay
@@ -70,13 +70,13 @@ export const PaymentsEnv = baseEnv(9105)
     EVM_VERIFIER: z.enum(["native", "viem"]).default("native"),
     /** Solana mainnet: exact USDC, our facilitator pays the fee. */
     PAY_TO_SOLANA: solanaAddress.optional(),
-    SOLANA_RPC_URL: httpUrl.optional(),
-    SOLANA_FACILITATOR_KEY: solanaSecret.optional(),
+    SOLANA_RPC_URL: httpUrl.optional().describe("Solana JSON-RPC; required with PAY_TO_SOLANA."),
+    SOLANA_FACILITATOR_KEY: solanaSecret.optional().describe("Base58 64-byte key of the fee payer; required with PAY_TO_SOLANA."),
     /** Algorand mainnet: USDC (ASA 31566704), fees sponsored by our facilitator account. */
     PAY_TO_ALGORAND: algorandAddress.optional(),
-    ALGOD_URL: httpUrl.optional(),
-    ALGOD_TOKEN: z.string().max(256).default(""),
-    ALGORAND_FACILITATOR_MNEMONIC: mnemonic25.optional(),
+    ALGOD_URL: httpUrl.optional().describe("algod endpoint; required with PAY_TO_ALGORAND."),
+    ALGOD_TOKEN: z.string().max(256).default("").describe("algod API token, if the node asks for one."),
+    ALGORAND_FACILITATOR_MNEMONIC: mnemonic25.optional().describe("The fee-sponsoring account's 25-word mnemonic; required with PAY_TO_ALGORAND."),
     /** Circle's Gateway API (batched rail); payTo is PAY_TO_BASE. */
     CIRCLE_GATEWAY_URL: httpUrl.optional(),
     /** HMAC key binding MPP challenges to this service: base64 or base64url text of 32+ bytes. */

@@ -40,7 +40,7 @@ export const ScannerEnv = baseEnv(9106)
     APCA_API_SECRET_KEY: optionalText,
     /** Alpaca: iex (free, real time, one exchange's trades), delayed_sip (free, every exchange, 15 minutes late) or sip (paid, real time). */
     ALPACA_FEED: z.enum(["iex", "delayed_sip", "sip"]).default("iex"),
-    ALPACA_BASE_URL: z.url({ protocol: /^https?$/ }).default("https://data.alpaca.markets"),
+    ALPACA_BASE_URL: z.url({ protocol: /^https?$/ }).default("https://data.alpaca.markets").describe("Alpaca: the market data REST base URL."),
     /** Alpaca: client-side rate limit (the free plan's 200 a minute). */
     ALPACA_REQUESTS_PER_MINUTE: z.coerce.number().positive().max(100_000).default(200),
     /** Record the vendor's raw responses, credentials stripped, to this folder (kept local: the vendors' terms forbid redistributing them). */
