@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { BOARD_EVENTS_PATH, MCP_SESSION_DEFAULTS } from "@board/proto";
+import { API_VERSION, BOARD_EVENTS_PATH, MCP_SESSION_DEFAULTS } from "@board/proto";
 import { beforeAll, describe, expect, test } from "vitest";
 import { GatewayEnv } from "../../services/gateway/src/env.js";
 import { configIssues, SECRET_STAND_INS, SECRET_VARIABLE } from "./env-schemas.js";
@@ -449,7 +449,7 @@ describe.each(OVERLAYS)("kustomize overlay %s", (overlay) => {
         const image = str(c.image, `${idOf(w)} image`);
         const ours = SERVICES.find((s) => image.includes(`board/${s}:`) || image.endsWith(`board/${s}`));
         if (ours) {
-          const expected = overlay === "dev" ? `board/${ours}:dev` : `registry.example.com/board/${ours}:0.1.0`;
+          const expected = overlay === "dev" ? `board/${ours}:dev` : `registry.example.com/board/${ours}:${API_VERSION}`;
           if (image !== expected) problems.push(`${idOf(w)}: image ${image}, expected ${expected} from the overlay`);
         } else if (!/@sha256:[0-9a-f]{64}$/.test(image)) problems.push(`${idOf(w)}: ${image} is not pinned by digest`);
       }
