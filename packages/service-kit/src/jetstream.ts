@@ -1,4 +1,4 @@
-import { BUS_STREAMS, SERVED_READ_SUBJECT, SERVED_READS_STREAM, SNAPSHOT_STREAM, SNAPSHOT_SUBJECT } from "@board/proto";
+import { BUS_STREAMS, SERIES_STREAM, SERIES_SUBJECTS, SERVED_READ_SUBJECT, SERVED_READS_STREAM, SNAPSHOT_STREAM, SNAPSHOT_SUBJECT } from "@board/proto";
 import { DiscardPolicy, nanos, RetentionPolicy, StorageType, type NatsConnection, type StreamConfig, type StreamInfo } from "nats";
 import type { Logger } from "./log.js";
 
@@ -34,10 +34,26 @@ export const SERVED_READS_STREAM_CONFIG: BusStreamConfig = {
   max_msg_size: 4096,
 };
 
+/**
+ * The SERIES stream: one message per name and session (the last board of a session wins), kept
+ * two weeks, so the delayed board's series is there after any restart.
+ */
+export const SERIES_STREAM_CONFIG: BusStreamConfig = {
+  name: SERIES_STREAM,
+  subjects: [SERIES_SUBJECTS],
+  retention: RetentionPolicy.Limits,
+  storage: StorageType.File,
+  discard: DiscardPolicy.Old,
+  max_age: nanos(14 * 24 * 3600 * 1000),
+  max_msgs_per_subject: 1,
+  max_msg_size: 64 * 1024,
+};
+
 /** The configuration of every stream proto's catalogue (BUS_STREAMS) declares. */
 export const BUS_STREAM_CONFIGS: Readonly<Record<string, BusStreamConfig>> = {
   [SNAPSHOT_STREAM]: SNAPSHOT_STREAM_CONFIG,
   [SERVED_READS_STREAM]: SERVED_READS_STREAM_CONFIG,
+  [SERIES_STREAM]: SERIES_STREAM_CONFIG,
 };
 
 export interface EnsuredStream {

@@ -1,5 +1,6 @@
 import { boardRead, SNAPSHOT_STREAM, SNAPSHOT_SUBJECT } from "./board.js";
 import { BOARD_PUBLISHED_SUBJECT } from "./board-events.js";
+import { SERIES_STREAM, SERIES_SUBJECTS } from "./series.js";
 import { SERVICE_NAMES, type BusEndpoint, type ServiceName } from "./endpoint.js";
 import { pingEndpoint } from "./ping.js";
 import {
@@ -83,7 +84,7 @@ export interface BusGrant {
 }
 
 /** Every JetStream stream of the system: the deploy step (the operator) creates each, no service does. */
-export const BUS_STREAMS: readonly string[] = [SNAPSHOT_STREAM, SERVED_READS_STREAM];
+export const BUS_STREAMS: readonly string[] = [SNAPSHOT_STREAM, SERVED_READS_STREAM, SERIES_STREAM];
 
 const LICENCE_ENDPOINTS = [identityLicenseIssue, identityLicenseList, identityLicenseCancel, identityLicenseRenew, identityLicenseRevoke];
 /** Payers whose transfer failed after their read was served: listed and cleared by the operator alone. */
@@ -124,7 +125,8 @@ export const BUS_GRANTS: Readonly<Record<BusPrincipal, BusGrant>> = {
     // Each replica follows the board's publications and pushes them to its /api/board/events streams,
     // and identity's licence revocations, to drop what it keeps of a revoked licence.
     subscribes: [BOARD_PUBLISHED_SUBJECT, LICENSE_REVOKED_SUBJECT, KEY_RETIRED_SUBJECT],
-    streams: [],
+    // The name pages draw a name's series of the delayed board, read by subject.
+    streams: [{ stream: SERIES_STREAM, get: true }],
     serves: true,
   },
   // The replica that revokes a licence tells every identity and gateway replica (their caches).
@@ -154,7 +156,7 @@ export const BUS_GRANTS: Readonly<Record<BusPrincipal, BusGrant>> = {
   },
   "scanner-ingest": {
     calls: [],
-    publishes: [SNAPSHOT_SUBJECT],
+    publishes: [SNAPSHOT_SUBJECT, SERIES_SUBJECTS],
     subscribes: [],
     streams: [{ stream: SNAPSHOT_STREAM, info: true, get: true }],
     serves: true,

@@ -9,3 +9,4 @@ export * from "./oauth.js";
 export * from "./metering.js";
 export * from "./view-body.js";
 export * from "./access.js";
+export * from "./series.js";

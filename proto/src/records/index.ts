@@ -15,3 +15,4 @@ export * from "./live.js";
 export * from "./proof-views.js";
 export * from "./view-schemas.js";
 export * from "./history.js";
+export * from "./series.js";

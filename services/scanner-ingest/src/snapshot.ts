@@ -192,6 +192,11 @@ function staleInfo(info: ProviderInfo, stale: readonly MissingName[]): ProviderI
 
 /** Fetches, scores and assembles one snapshot; throws if it does not satisfy the Snapshot contract. */
 export async function buildSnapshot(o: SnapshotOptions): Promise<Snapshot> {
+  return (await buildSnapshotWithBars(o)).snapshot;
+}
+
+/** The snapshot and the bars it was scored on (the per-name series drawn from them, series.ts). */
+export async function buildSnapshotWithBars(o: SnapshotOptions): Promise<{ snapshot: Snapshot; bars: CollectedBars }> {
   const series = await collectBars(o);
   const crypto = await cryptoQuotes(o, series);
   const { names, books, signals, setups } = scoreBoard({ universe: o.universe, series, asofDaily: o.asofDaily, crypto });
@@ -215,5 +220,5 @@ export async function buildSnapshot(o: SnapshotOptions): Promise<Snapshot> {
       setups,
     },
   };
-  return Snapshot.parse(snapshot);
+  return { snapshot: Snapshot.parse(snapshot), bars: series };
 }

@@ -8,7 +8,8 @@ import { lastPublishedAt, publishSnapshot } from "./publish.js";
 import { scanInstruments } from "./scan-metrics.js";
 import { startSchedule, type ScanSlot } from "./schedule.js";
 import type { NameBars } from "./scoring/board.js";
-import { buildSnapshot } from "./snapshot.js";
+import { buildSnapshotWithBars } from "./snapshot.js";
+import { nameSeries, publishSeries } from "./series.js";
 import { loadUniverse } from "./universe.js";
 
 export interface ScannerService {
@@ -42,7 +43,7 @@ export async function startScanner(env: ScannerEnv, opts: { clock?: Clock } = {}
   const instruments = scanInstruments(rt.metrics, clock, provider.intraday);
   const scanOne = async (slot: ScanSlot) => {
     const t0 = performance.now();
-    const snapshot = await buildSnapshot({ universe, provider, refreshMinutes: env.REFRESH_MINUTES, lastKnown, ...slot });
+    const { snapshot, bars } = await buildSnapshotWithBars({ universe, provider, refreshMinutes: env.REFRESH_MINUTES, lastKnown, ...slot });
     if (snapshot.board.provider.detail !== provider.info.detail) {
       rt.log.warn({ asof: slot.asofDaily, provider: snapshot.board.provider.detail }, "some names scored on last known bars");
     }
@@ -52,6 +53,14 @@ export async function startScanner(env: ScannerEnv, opts: { clock?: Clock } = {}
       { asof: slot.asofDaily, intraday: slot.intraday, bytes: published.bytes, seq: published.seq, duplicate: published.duplicate, ms: Math.round(performance.now() - t0) },
       "snapshot published",
     );
+    // The name pages' charts; a failure here leaves the board published and is said, not thrown.
+    const t1 = performance.now();
+    try {
+      const series = await publishSeries(rt.bus.nc, nameSeries(snapshot, bars));
+      rt.log.info({ asof: slot.asofDaily, ...series, ms: Math.round(performance.now() - t1) }, "series published");
+    } catch (err) {
+      rt.log.warn({ err, asof: slot.asofDaily }, "series not published: the name pages keep the previous session's");
+    }
   };
   const scan = async (slot: ScanSlot) => {
     if (slot.intraday && !provider.intraday) {
