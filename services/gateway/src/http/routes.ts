@@ -3,6 +3,7 @@ import type { Express, Request, Response } from "express";
 import { DISCOVERY_HANDLERS } from "../discovery/index.js";
 import { serveEvents, type EventStreams } from "../events/index.js";
 import { serveLandingPage } from "../landing/page.js";
+import { mountChartPages } from "../pages/chart-page-routes.js";
 import { answerPreflight, isPreflight, methodsOf } from "./cors.js";
 import { setDeprecationHeaders } from "./deprecation.js";
 import { sendError } from "./errors.js";
@@ -47,6 +48,7 @@ const AUTH_HANDLERS: Record<string, Handler> = {
 /** Mounts every path of the route catalogue; what is not in it is a 404. */
 export function mountRoutes(app: Express, deps: RouteDeps): void {
   for (const route of ROUTES) app.all(route.path, (req, res) => handleRoute(route, deps, Exchange.routed(req, res)));
+  mountChartPages(app, deps);
   app.use((req: Request, res: Response) => sendError(res, "not_found", `There is no ${req.path}. The catalogue of reads is at /openapi.json and /llms.txt.`));
 }
 

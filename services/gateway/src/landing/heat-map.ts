@@ -1,4 +1,5 @@
 import { SectorLabel, type BookCode, type EntryState, type FullBoard } from "@board/proto";
+import { sectorPath } from "../pages/sector-page-slug.js";
 import { html, type Html } from "./html.js";
 
 /** Five score bands; each has a colour and a word, so the map reads without colour too. */
@@ -85,5 +86,5 @@ export function renderHeatMap(cells: readonly HeatCell[]): Html {
 function renderCell(c: HeatCell): Html {
   const basis = c.basis === "etf" ? html`ETF ${c.etf}${c.state ? html` · ${c.state}` : ""}` : html`mean of its names`;
   const green = c.greenIn.length > 0 ? html` · green in ${c.greenIn.join(", ")}` : "";
-  return html`<li class="band-${c.band}" data-sector="${c.sector}"><span class="sector">${c.sector}</span><span class="score">${c.score}</span> <span class="muted">/ 100 · ${HEAT_BANDS[c.band].word}</span><span class="detail">${basis}</span><span class="detail">${c.names} ${c.names === 1 ? "name" : "names"}${green}</span></li>`;
+  return html`<li class="band-${c.band}" data-sector="${c.sector}"><a class="sector" href="${sectorPath(c.sector)}">${c.sector}</a><span class="score">${c.score}</span> <span class="muted">/ 100 · ${HEAT_BANDS[c.band].word}</span><span class="detail">${basis}</span><span class="detail">${c.names} ${c.names === 1 ? "name" : "names"}${green}</span></li>`;
 }

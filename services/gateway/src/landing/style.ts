@@ -42,6 +42,7 @@ tbody th{white-space:nowrap}
 .heat{display:grid;grid-template-columns:repeat(auto-fill,minmax(11.5rem,1fr));gap:.5rem;list-style:none;padding:0;margin:.5rem 0}
 .heat li{border:1px solid rgba(0,0,0,.18);border-radius:6px;padding:.5rem .6rem;min-height:5.6rem}
 .heat .sector{display:block;font-weight:700}
+.heat a.sector{color:var(--ink)}
 .heat .score{font-size:1.35rem;font-weight:700;font-variant-numeric:tabular-nums}
 .heat .detail{display:block;font-size:.85rem}
 .band-0{background:#f4b7b0}
