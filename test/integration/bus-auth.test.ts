@@ -132,8 +132,8 @@ function busStreamsCli(seed: string): Promise<{ code: number; stdout: string; st
 }
 
 describe("the bus with authorization on (nkeys, permissions from proto's BUS_GRANTS)", () => {
-  it("no service may widen its stream: metering's, board's and scanner-ingest's updates adding identity.v1.> and payments.v1.> are refused, and the stream is unchanged", async () => {
-    expect(streamUsers.sort()).toEqual(["board", "metering", "scanner-ingest"]);
+  it("no service may widen its stream: metering's, board's, scanner-ingest's and the gateway's updates adding identity.v1.> and payments.v1.> are refused, and the stream is unchanged", async () => {
+    expect(streamUsers.sort()).toEqual(["board", "gateway", "metering", "scanner-ingest"]);
     await Promise.all(
       streamUsers.flatMap((service) =>
         BUS_GRANTS[service].streams.map(async ({ stream }) => {

@@ -126,7 +126,7 @@ export const BUS_GRANTS: Readonly<Record<BusPrincipal, BusGrant>> = {
     // and identity's licence revocations, to drop what it keeps of a revoked licence.
     subscribes: [BOARD_PUBLISHED_SUBJECT, LICENSE_REVOKED_SUBJECT, KEY_RETIRED_SUBJECT],
     // The name pages draw a name's series of the delayed board, read by subject.
-    streams: [{ stream: SERIES_STREAM, get: true }],
+    streams: [{ stream: SERIES_STREAM, info: true, get: true }],
     serves: true,
   },
   // The replica that revokes a licence tells every identity and gateway replica (their caches).
