@@ -69,15 +69,15 @@ describe("prod overlay: the database's backups", () => {
     for (const part of ["wal", "data"]) expect(obj(store[part], part).compression, `${part} compression`).toBeDefined();
   });
 
-  test("the object store's credentials are only referenced: a Secret of the operators', named in the README and the restore guide", () => {
+  test("the object store's credentials are only referenced: a Secret of the operators', named in the operating guide and the restore guide", () => {
     const refs = credentialRefs(objectStoreOf(theCluster(prod)));
     expect(refs.map((r) => named(prod, "Secret", r.name)).filter(Boolean)).toEqual([]);
-    const readme = read("README.md");
-    const secrets = readme.slice(readme.indexOf("\n## Production"));
+    const operating = read("docs/operating.md");
+    const secrets = operating.slice(operating.indexOf("\n## Production"));
     const doc = read(RESTORE_DOC);
     for (const { name, key } of refs) {
       const row = secrets.split("\n").find((l) => l.startsWith(`| \`${name}\``));
-      expect(row, `README's Secrets table has a row for ${name}`).toBeDefined();
+      expect(row, `docs/operating.md's Secrets table has a row for ${name}`).toBeDefined();
       expect(row).toContain(`\`${key}\``);
       expect(doc).toContain(name);
       expect(doc).toContain(key);

@@ -457,10 +457,10 @@ describe.each(OVERLAYS)("kustomize overlay %s", (overlay) => {
   });
 });
 
-test("the README names every Secret and key the manifests reference", () => {
-  const readme = readFileSync(path.join(root, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("\n## Production"));
-  expect(section.length, 'README section "## Production"').toBeGreaterThan(100);
+test("the operating guide names every Secret and key the manifests reference", () => {
+  const operating = readFileSync(path.join(root, "docs/operating.md"), "utf8");
+  const section = operating.slice(operating.indexOf("\n## Production"));
+  expect(section.length, 'docs/operating.md section "## Production"').toBeGreaterThan(100);
   const refs = new Set<string>();
   for (const overlay of OVERLAYS)
     for (const w of workloads(rendered[overlay]))

@@ -71,7 +71,8 @@ export const BaseEnv = z.object({
   DATABASE_URL: z
     .string()
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL")
-    .optional(),
+    .optional()
+    .describe("postgres:// URL; each service uses its own schema, as its own role where one is provisioned. Unset: an embedded PGlite database under DATA_DIR/<service>."),
   /**
    * A PEM file of the CA that signs the Postgres server's certificate (production: the
    * CloudNativePG cluster's ca.crt, mounted). Set: DATABASE_URL is used with sslmode=verify-full
