@@ -287,7 +287,7 @@ describe("the MCP server card", () => {
       expect(res.headers.get("content-type")).toMatch(/^application\/json/);
       const card = (await res.json()) as { tools: { name: string }[]; remotes: { url: string; headers: { name: string; isRequired: boolean; isSecret: boolean }[] }[] };
       expect(conforms(path, "200", card)).toEqual([]);
-      expect(card.tools.map((t) => t.name)).toEqual(MCP_TOOLS.map((t) => t.name));
+      expect(card.tools.map((t) => t.name)).toEqual([...MCP_TOOLS.map((t) => t.name), "get_price"]);
       expect(card.tools.map((t) => t.name).sort()).toEqual([...listed].sort());
       expect(card.remotes[0]?.url).toBe(`${stack.base}/mcp`);
       expect(card.remotes[0]?.headers).toContainEqual(expect.objectContaining({ name: "X-License-Key", isRequired: false, isSecret: true }));

@@ -86,11 +86,12 @@ describe("MCP at /mcp with the MCP SDK client", () => {
     const client = await connect();
     expect(client.getServerVersion()).toMatchObject({ name: "scored-market-board", version: "1.1.0" });
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name)).toEqual(MCP_TOOLS.map((t) => t.name));
+    expect(tools.map((t) => t.name)).toEqual([...MCP_TOOLS.map((t) => t.name), "get_price"]);
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe("object");
       expect(tool.outputSchema?.type, tool.name).toBe("object");
-      expect(tool.annotations?.readOnlyHint).toBe(true);
+      // A paid call spends the caller's money: not read-only (mcp-distribution.test.ts checks the rest).
+      expect(tool.annotations?.readOnlyHint, tool.name).toBe(MCP_TOOLS.find((t) => t.name === tool.name)?.access !== "x402");
     }
     const regime = tools.find((t) => t.name === "get_regime_live")!;
     expect(regime._meta).toMatchObject({ "board/access": "x402", "board/price": { amount: "5000", asset: "USDC", decimals: 6 } });
@@ -315,7 +316,7 @@ describe("the transport", () => {
     const raw = await fetch(`${stack.base}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body });
     expect(raw.status).toBe(200);
     expect(raw.headers.get("mcp-session-id")).toBeNull();
-    expect(((await raw.json()) as { result: { tools: unknown[] } }).result.tools.length).toBe(MCP_TOOLS.length);
+    expect(((await raw.json()) as { result: { tools: unknown[] } }).result.tools.length).toBe(MCP_TOOLS.length + 1); // and get_price
     const garbage = await fetch(`${stack.base}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{not json" });
     expect(garbage.status).toBe(400);
     const large = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list", params: { pad: "x".repeat(70_000) } });

@@ -1,24 +1,34 @@
-import { MCP_TOOLS, ROUTE_BY_PATH, type McpTool } from "@board/proto";
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { MCP_TOOLS, type McpTool } from "@board/proto";
+import type { Tool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { PRICE_TOOL } from "./price-tool.js";
 import { toolOutput } from "./tool-output.js";
+import { priceOf, priceSentence } from "./tool-prices.js";
 
-/** The price of a paid tool's read, in USDC base units; null for free and licensed tools. */
-export function priceOf(tool: McpTool): bigint | null {
-  if (tool.access !== "x402" || !("route" in tool.source)) return null;
-  return ROUTE_BY_PATH.get(tool.source.route)?.price ?? null;
+export { priceOf } from "./tool-prices.js";
+
+/**
+ * MCP's ToolAnnotations describe the tool's effect on its environment. A free or licensed read
+ * changes nothing. A paid call, once the host pays, moves the caller's money and settles on a
+ * public chain: not read-only, not idempotent (each payment is spent once; a new one buys the
+ * read again), open-world; not destructive (a transfer adds, it deletes nothing).
+ */
+function annotationsOf(tool: McpTool): ToolAnnotations {
+  if (tool.access === "x402") return { title: tool.title, readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true };
+  return { title: tool.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 }
 
-/** A tool as tools/list lists it: JSON Schemas of its zod input and of its output, read-only hints, and a paid tool's price. */
+/** A tool as tools/list lists it: JSON Schemas of its zod input and of its output, its hints, and a paid tool's price (in its description too). */
 function listed(tool: McpTool): Tool {
   const price = priceOf(tool);
+  const cost = priceSentence(tool);
   return {
     name: tool.name,
     title: tool.title,
-    description: tool.description,
+    description: cost ? `${tool.description} ${cost}` : tool.description,
     inputSchema: z.toJSONSchema(tool.input, { io: "input" }) as Tool["inputSchema"],
     outputSchema: toolOutput(tool).schema,
-    annotations: { title: tool.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    annotations: annotationsOf(tool),
     _meta: {
       "board/access": tool.access,
       ...(price !== null ? { "board/price": { amount: String(price), asset: "USDC", decimals: 6 } } : {}),
@@ -35,5 +45,8 @@ export function listedTool(tool: McpTool): Tool {
   return entry;
 }
 
-/** Every tool of /mcp as tools/list lists it: what the server card shows too. */
+/** Every catalogue tool of /mcp as tools/list lists it. */
 export const LISTED_TOOLS: readonly Tool[] = MCP_TOOLS.map(listedTool);
+
+/** What /mcp's tools/list answers and the server card shows: the catalogue's tools, then get_price (a server that sells per call tells its prices for free). */
+export const MCP_LISTED_TOOLS: readonly Tool[] = [...LISTED_TOOLS, PRICE_TOOL];

@@ -1,8 +1,9 @@
 import { MCP_LIVE_PATH } from "@board/proto";
 import { SUPPORTED_PROTOCOL_VERSIONS } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { LISTED_PROMPTS, PROMPTS_CAPABILITY } from "./mcp-prompts.js";
 import { LISTED_RESOURCES, RESOURCES_CAPABILITY } from "./mcp-resources.js";
-import { LISTED_TOOLS } from "./mcp-tools.js";
+import { MCP_LISTED_TOOLS } from "./mcp-tools.js";
 import { SERVICE_NAME, SERVICE_TITLE, SERVICE_VERSION } from "./terms.js";
 
 /**
@@ -11,8 +12,9 @@ import { SERVICE_NAME, SERVICE_TITLE, SERVICE_VERSION } from "./terms.js";
  * description, remotes with their headers and protocol versions), plus the serverInfo,
  * capabilities and tools of the earlier SEP-1649 card, which SEP-2127's open schema allows and
  * crawlers of /.well-known/mcp/server-card.json still read. The tools are tools/list's own
- * entries (JSON Schemas of MCP_TOOLS' zod inputs and of their outputs), and the resources
- * resources/list's, so the card cannot disagree with the server.
+ * entries (JSON Schemas of MCP_TOOLS' zod inputs and of their outputs, and get_price), the
+ * resources resources/list's and the prompts prompts/list's, so the card cannot disagree with
+ * the server.
  */
 export const SERVER_CARD_SCHEMA = "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json";
 
@@ -44,7 +46,11 @@ export const ServerCard = z.object({
     }),
   ),
   serverInfo: z.object({ name: z.string(), title: z.string(), version: z.string() }),
-  capabilities: z.object({ tools: z.object({ listChanged: z.boolean() }), resources: z.object({ subscribe: z.boolean(), listChanged: z.boolean() }).optional() }),
+  capabilities: z.object({
+    tools: z.object({ listChanged: z.boolean() }),
+    prompts: z.object({ listChanged: z.boolean() }).optional(),
+    resources: z.object({ subscribe: z.boolean(), listChanged: z.boolean() }).optional(),
+  }),
   tools: z.array(
     z.looseObject({
       name: z.string(),
@@ -55,6 +61,7 @@ export const ServerCard = z.object({
     }),
   ),
   resources: z.array(z.looseObject({ uri: z.string(), name: z.string(), title: z.string().optional(), description: z.string().optional(), mimeType: z.string().optional() })).optional(),
+  prompts: z.array(z.looseObject({ name: z.string(), title: z.string().optional(), description: z.string().optional() })).optional(),
 });
 export type ServerCard = z.infer<typeof ServerCard>;
 
@@ -91,8 +98,9 @@ export function serverCard(base: URL): ServerCard {
       { type: "streamable-http", url: new URL(MCP_LIVE_PATH, base.origin).toString(), supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS] },
     ],
     serverInfo: { name: SERVICE_NAME, title: SERVICE_TITLE, version: SERVICE_VERSION },
-    capabilities: { tools: { listChanged: false }, resources: { ...RESOURCES_CAPABILITY } },
-    tools: LISTED_TOOLS.map((t) => ({ ...t, inputSchema: { ...t.inputSchema, type: "object" as const } })),
+    capabilities: { tools: { listChanged: false }, prompts: { ...PROMPTS_CAPABILITY }, resources: { ...RESOURCES_CAPABILITY } },
+    tools: MCP_LISTED_TOOLS.map((t) => ({ ...t, inputSchema: { ...t.inputSchema, type: "object" as const } })),
     resources: [...LISTED_RESOURCES],
+    prompts: [...LISTED_PROMPTS],
   };
 }

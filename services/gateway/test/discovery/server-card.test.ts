@@ -23,8 +23,8 @@ describe("serverCard", () => {
     expect(card.remotes[0]?.headers).toEqual([expect.objectContaining({ name: "X-License-Key", isRequired: false, isSecret: true })]);
   });
 
-  it("lists every MCP tool with its input and its output as JSON Schema", () => {
-    expect(card.tools.map((t) => t.name)).toEqual(MCP_TOOLS.map((t) => t.name));
+  it("lists every MCP tool with its input and its output as JSON Schema, then get_price", () => {
+    expect(card.tools.map((t) => t.name)).toEqual([...MCP_TOOLS.map((t) => t.name), "get_price"]);
     for (const tool of MCP_TOOLS) {
       const listed = card.tools.find((t) => t.name === tool.name)!;
       expect(listed.inputSchema).toEqual(z.toJSONSchema(tool.input, { io: "input" }));
@@ -33,7 +33,7 @@ describe("serverCard", () => {
   });
 
   it("lists the free views as resources, each subscribable", () => {
-    expect(card.capabilities).toEqual({ tools: { listChanged: false }, resources: { subscribe: true, listChanged: false } });
+    expect(card.capabilities).toEqual({ tools: { listChanged: false }, prompts: { listChanged: false }, resources: { subscribe: true, listChanged: false } });
     expect(card.resources?.map((r) => [r.uri, r.mimeType])).toEqual(MCP_RESOURCES.map((r) => [r.uri, "application/json"]));
   });
 
