@@ -88,6 +88,9 @@ const other = (
   tiers: readonly Tier[] = EVERYONE,
 ): Route => ({ path, methods, kind, price: null, tiers, query: NONE, view: null, summary });
 
+/** Where an x402 bazaar client lists resources (`${facilitator}/discovery/resources`): served here for our own. */
+export const X402_DISCOVERY_RESOURCES_PATH = "/discovery/resources";
+
 /** The push feed of published boards (text/event-stream), answered by the gateway itself. */
 export const BOARD_EVENTS_PATH = "/api/board/events";
 
@@ -184,6 +187,13 @@ export const ROUTES: readonly Route[] = [
   other("/.well-known/mcp/server-card.json", "discovery", ["GET"], "MCP server card."),
   other("/.well-known/mcp/server-card", "discovery", ["GET"], "MCP server card."),
   other("/.well-known/did.json", "discovery", ["GET"], "The did:web document of the keys that sign offers and receipts (x402 offer-receipt)."),
+  other("/.well-known/x402", "discovery", ["GET"], "The x402 discovery document directories crawl (x402scan): every paid resource's URL, and how to call them."),
+  other(
+    X402_DISCOVERY_RESOURCES_PATH,
+    "discovery",
+    ["GET"],
+    "The paid resources as an x402 bazaar lists them (GET /discovery/resources of a facilitator): each with its offers and its bazaar declaration (how to call it, and an example of its answer).",
+  ),
 
   other("/api/key", "auth", ["POST"], "Issue a free API key for an email address."),
   {

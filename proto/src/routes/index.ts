@@ -1,3 +1,4 @@
 export * from "./query.js";
 export * from "./catalogue.js";
 export * from "./deprecation.js";
+export * from "./examples.js";

@@ -1,4 +1,4 @@
-import { BOARD_EVENTS_PATH, CredentialRefusalCode, ERROR_STATUS, ErrorCode, MCP_LIVE_PATH, type Route } from "@board/proto";
+import { BOARD_EVENTS_PATH, CredentialRefusalCode, ERROR_STATUS, ErrorCode, MCP_LIVE_PATH, X402_DISCOVERY_RESOURCES_PATH, type Route } from "@board/proto";
 
 /** An error a route can answer with: its reason code and the status it rides on. */
 export interface Failure {
@@ -72,7 +72,8 @@ export function failuresOf(route: Route): Failure[] {
         ...OURS,
       ];
     case "discovery":
-      // GET /api asks payments for the catalogue; the documents are built in the gateway.
+      // GET /api and the bazaar listing ask payments for offers; the documents are built in the gateway.
+      if (route.path === X402_DISCOVERY_RESOURCES_PATH) return [at("invalid_query"), ...UPSTREAM, ...OURS];
       return route.path === "/api" || route.path === "/.well-known/did.json" ? [...UPSTREAM, ...OURS] : OURS;
     case "auth":
       return authFailures(route);

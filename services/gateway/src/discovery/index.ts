@@ -1,3 +1,4 @@
+import { X402_DISCOVERY_RESOURCES_PATH } from "@board/proto";
 import type { Request, Response } from "express";
 import type { ReadDeps } from "../http/read.js";
 import { API_CATALOG_PATH, API_CATALOG_TYPE, SERVER_CARD_TYPE, apiCatalog, apiCatalogLink } from "./api-catalog.js";
@@ -6,6 +7,8 @@ import { document, sendDocument, type Document } from "./document.js";
 import { llmsTxt } from "./llms.js";
 import { openApiDocument } from "./openapi.js";
 import { serverCard } from "./server-card.js";
+import { getDiscoveryResources } from "./x402-resources.js";
+import { x402DiscoveryDocument } from "./x402-well-known.js";
 
 export type DiscoveryHandler = (deps: ReadDeps, req: Request, res: Response) => Promise<void> | void;
 
@@ -21,6 +24,7 @@ const compact = (value: unknown) => JSON.stringify(value);
 const RENDERERS: Record<string, Renderer> = {
   "/openapi.json": (base) => document(compact(openApiDocument(base)), "application/json; charset=utf-8", { headers: withLink(base) }),
   "/llms.txt": (base) => document(llmsTxt(base), "text/markdown; charset=utf-8", { headers: withLink(base) }),
+  "/.well-known/x402": (base) => document(json(x402DiscoveryDocument(base)), "application/json; charset=utf-8", { headers: withLink(base) }),
   [API_CATALOG_PATH]: (base) => document(json(apiCatalog(base)), API_CATALOG_TYPE, { headers: withLink(base) }),
   "server-card:json": (base) => document(json(serverCard(base)), "application/json; charset=utf-8", { cacheControl: "public, max-age=3600", headers: { ...withLink(base), Vary: "Accept" } }),
   "server-card:card": (base) => document(json(serverCard(base)), SERVER_CARD_TYPE, { cacheControl: "public, max-age=3600", headers: { ...withLink(base), Vary: "Accept" } }),
@@ -59,4 +63,6 @@ export const DISCOVERY_HANDLERS: Record<string, DiscoveryHandler> = {
   "/.well-known/mcp/server-card.json": serveCard,
   "/.well-known/mcp/server-card": serveCard,
   "/.well-known/did.json": getDidDocument,
+  "/.well-known/x402": serve("/.well-known/x402"),
+  [X402_DISCOVERY_RESOURCES_PATH]: getDiscoveryResources,
 };

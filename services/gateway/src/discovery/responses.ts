@@ -1,6 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import type { RouteConfig, ZodRequestBody } from "@asteasolutions/zod-to-openapi";
-import { BOARD_EVENTS_PATH, EVENT_STREAM_DEFAULTS, FRESHNESS_HEADERS, MCP_LIVE_PATH, type ErrorCode, type Route } from "@board/proto";
+import { BOARD_EVENTS_PATH, EVENT_STREAM_DEFAULTS, FRESHNESS_HEADERS, MCP_LIVE_PATH, X402_DISCOVERY_RESOURCES_PATH, type ErrorCode, type Route } from "@board/proto";
 import { CORS_EXPOSED_HEADERS } from "../http/cors.js";
 import { MCP_SESSION_HEADER, RESPONSE_HEADERS } from "../http/headers.js";
 import { authorizationServerMetadata, protectedResourceMetadata, protectedResourceMetadataPath } from "../http/oauth.js";
@@ -171,6 +171,60 @@ function discoveryResponses(route: Route, method: Method): Responses {
       return ok({ "text/markdown": { type: "string" } });
     case "/.well-known/api-catalog":
       return ok({ [API_CATALOG_TYPE]: ref("schemas", "Linkset") });
+    case "/.well-known/x402":
+      return ok({
+        "application/json": {
+          type: "object",
+          description: "The x402 discovery document (version 1): every paid resource's URL, ready to probe, and how to call them.",
+          required: ["version", "resources"],
+          properties: {
+            version: { const: 1 },
+            resources: { type: "array", items: { type: "string", format: "uri" } },
+            ownershipProofs: { type: "array", items: { type: "string" } },
+            description: { type: "string" },
+            instructions: { type: "string" },
+          },
+        },
+      });
+    case X402_DISCOVERY_RESOURCES_PATH:
+      return {
+        "200": {
+          description: route.summary,
+          headers: headers("Cache-Control"),
+          content: json({
+            type: "object",
+            description: "x402 bazaar's list of discovery resources: x402Version, items (resource, type, x402Version, accepts, lastUpdated, extensions.bazaar), pagination.",
+            required: ["x402Version", "items", "pagination"],
+            properties: {
+              x402Version: { const: 2 },
+              items: {
+                type: "array",
+                items: {
+                  type: "object",
+                  required: ["resource", "type", "x402Version", "accepts", "lastUpdated"],
+                  properties: {
+                    resource: { type: "string", format: "uri" },
+                    type: { const: "http" },
+                    x402Version: { const: 2 },
+                    accepts: { type: "array", items: { type: "object" }, description: "The offers the resource's 402 gives (x402 v2 PaymentRequirements)." },
+                    lastUpdated: { type: "string", format: "date-time" },
+                    description: { type: "string" },
+                    mimeType: { type: "string" },
+                    serviceName: { type: "string" },
+                    tags: { type: "array", items: { type: "string" } },
+                    extensions: { type: "object", description: "bazaar: the resource's declaration, as its 402 carries it." },
+                  },
+                },
+              },
+              pagination: {
+                type: "object",
+                required: ["limit", "offset", "total"],
+                properties: { limit: { type: "integer" }, offset: { type: "integer" }, total: { type: "integer" } },
+              },
+            },
+          }),
+        },
+      };
     case "/.well-known/did.json":
       return {
         "200": {
