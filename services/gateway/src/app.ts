@@ -5,6 +5,7 @@ import { sendError } from "./http/errors.js";
 import { exactRoutes } from "./http/exact-routes.js";
 import { handleRoute, mountRoutes, type RouteDeps } from "./http/routes.js";
 import { httpTelemetry, requestTelemetry, type HttpTelemetryDeps } from "./http/telemetry.js";
+import { mountDocsAndAudit } from "./pages/docs-audit-routes.js";
 
 /** The HTTP edge, not yet listening. Express's own ETag is off: views carry their content hash from the board. */
 export function createServer(deps: RouteDeps & { trustProxyHops: number; telemetry: HttpTelemetryDeps }): http.Server {
@@ -15,6 +16,8 @@ export function createServer(deps: RouteDeps & { trustProxyHops: number; telemet
   const observe = requestTelemetry(deps.telemetry);
   // First: every request, routed or not, is traced and counted.
   app.use(httpTelemetry(observe));
+  // Pages outside the route catalogue: before mountRoutes, whose last handler answers 404.
+  mountDocsAndAudit(app, deps);
   mountRoutes(app, deps);
   const failed = (err: unknown, res: Response) => {
     deps.log.error({ err }, "request failed");

@@ -63,6 +63,7 @@ ${payments === "development" ? DEVELOPMENT_BANNER : null}
 <p class="lede">A per-read paid research board. About 565 names (US large-cap stocks of the S&amp;P 500 and the Nasdaq-100, macro and sector ETFs, and two crypto assets, BTC-USD and ETH-USD) are scored for opportunity, entry state and hold strength about every 5 minutes of US market hours, in four books: <code>spx</code>, <code>qqq</code>, <code>macro</code> and <code>crypto</code>, each with a regime verdict. Every read is JSON, sold per read in USDC; small slices are free.</p>
 <p class="disclaimer"><strong>Impersonal research, not advice.</strong> ${DISCLAIMER}</p>
 <nav aria-label="On this page"><a href="#slice">Free slice</a> · <a href="#sectors">Sector heat map</a> · <a href="#prices">Prices</a> · <a href="#pay">How to pay</a> · <a href="#connect">Agents and generated clients</a> · <a href="#documents">Documents</a></nav>
+<p class="more">Also: the <a href="/docs">API reference</a> and the <a href="/audit">signal audit</a>, drawn.</p>
 </header>
 <main>
 ${renderSlice(slice)}
