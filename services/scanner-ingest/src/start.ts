@@ -53,7 +53,10 @@ export async function startScanner(env: ScannerEnv, opts: { clock?: Clock } = {}
       { asof: slot.asofDaily, intraday: slot.intraday, bytes: published.bytes, seq: published.seq, duplicate: published.duplicate, ms: Math.round(performance.now() - t0) },
       "snapshot published",
     );
-    // The name pages' charts; a failure here leaves the board published and is said, not thrown.
+    // The name pages' charts, drawn from the delayed board: the last board of a session, which is a
+    // closing or morning board (never intraday). So only those carry series: about 12 MB of messages
+    // each, twice a session rather than every few minutes. A failure leaves the board published and is said.
+    if (slot.intraday) return;
     const t1 = performance.now();
     try {
       const series = await publishSeries(rt.bus.nc, nameSeries(snapshot, bars));
