@@ -7,6 +7,7 @@ import { IdentityEnv } from "../../services/identity/src/env.js";
 import { MeteringEnv } from "../../services/metering/src/env.js";
 import { PaymentsEnv } from "../../services/payments/src/env.js";
 import { ScannerEnv } from "../../services/scanner-ingest/src/env.js";
+import { LauncherEnv } from "../launcher/env.js";
 
 /** Each service's own env.ts schema, and the files its variables are declared in (its own and the shared base). */
 const SERVICES: readonly { name: string; schema: z.ZodObject; source: string }[] = [
@@ -18,6 +19,8 @@ const SERVICES: readonly { name: string; schema: z.ZodObject; source: string }[]
   { name: "scanner-ingest", schema: ScannerEnv, source: "services/scanner-ingest/src/env.ts" },
 ];
 const BASE_SOURCE = "packages/service-kit/src/env.ts";
+/** `npm start`: what it reads itself (it passes everything else through to the services). */
+const LAUNCHER = { name: "`npm start`", schema: LauncherEnv as z.ZodObject, source: "scripts/launcher/env.ts" };
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -85,8 +88,9 @@ function docComment(source: string, name: string): string | undefined {
 
 export interface ConfigVariable {
   name: string;
+  /** The services that read it, and `npm start` last when it does. */
   services: string[];
-  /** Per service when they differ (HEALTH_PORT). */
+  /** Per reader (HEALTH_PORT's differs per service, NATS_URL's for the launcher). */
   defaults: Map<string, string | undefined>;
   required: boolean;
   values?: string[];
@@ -113,6 +117,16 @@ export function configVariables(): ConfigVariable[] {
       vars.set(name, v);
     }
   }
+  // The launcher's own reading of a variable follows the services' meaning, when it says more.
+  for (const [name, field] of Object.entries(LAUNCHER.schema.shape) as [string, z.ZodType][]) {
+    const facts = fieldFacts(field);
+    const own = field.description ?? docComment(read(LAUNCHER.source), name);
+    const v: ConfigVariable = vars.get(name) ?? { name, services: [], defaults: new Map(), required: false, values: facts.values, meaning: undefined };
+    v.services.push(LAUNCHER.name);
+    v.defaults.set(LAUNCHER.name, facts.default);
+    if (own && own !== v.meaning) v.meaning = v.meaning ? `${v.meaning} ${LAUNCHER.name}: ${own}` : own;
+    vars.set(name, v);
+  }
   return [...vars.values()];
 }
 
@@ -121,13 +135,13 @@ const code = (s: string): string => "`" + s + "`";
 const prose = (s: string): string => s.replace(/\|/g, "\\|").replace(/</g, "&lt;");
 
 function defaultCell(v: ConfigVariable): string {
-  const distinct = new Set(v.defaults.values());
-  if (distinct.size === 1) {
-    const only = [...distinct][0];
-    if (only !== undefined) return only === "" ? "empty" : code(only);
-    return v.required ? "required" : "unset";
-  }
-  return [...v.defaults].map(([s, d]) => `${s} ${d === undefined ? "unset" : code(d)}`).join(", ");
+  // Required binds a service; the launcher only passes a variable on (or makes one, as IDENTITY_SECRET).
+  const shown = (d: string | undefined, reader: string): string =>
+    d === undefined ? (v.required && reader !== LAUNCHER.name ? "required" : "unset") : d === "" ? "empty" : code(d);
+  const byValue = new Map<string, string[]>();
+  for (const [reader, d] of v.defaults) byValue.set(shown(d, reader), [...(byValue.get(shown(d, reader)) ?? []), reader]);
+  if (byValue.size === 1) return [...byValue.keys()][0]!;
+  return [...byValue].map(([value, readers]) => `${value} (${readers.join(", ")})`).join(", ");
 }
 
 /** docs/configuration.md as the script writes it. */
@@ -136,7 +150,8 @@ export function configurationMarkdown(): string {
   const missing = vars.filter((v) => !v.meaning).map((v) => v.name);
   if (missing.length > 0) throw new Error(`no description in env.ts for: ${missing.join(", ")}`);
   const all = SERVICES.length;
-  const order = (v: ConfigVariable): number => (v.services.length === all ? 0 : 1);
+  const serviceCount = (v: ConfigVariable): number => v.services.filter((s) => s !== LAUNCHER.name).length;
+  const order = (v: ConfigVariable): number => (serviceCount(v) === all ? 0 : serviceCount(v) === 0 ? 2 : 1);
   const sorted = [...vars].sort((a, b) => order(a) - order(b) || a.services[0]!.localeCompare(b.services[0]!) || 0);
   const lines = [
     "# Configuration reference",
@@ -147,17 +162,18 @@ export function configurationMarkdown(): string {
     "Every service parses its environment once, with zod, in its own `src/env.ts`, and refuses to start on a bad",
     "value with a message naming the variable (never its value). This table is generated from those schemas: the",
     "variable, the services that read it, its default (unset: the feature it configures is off; required: the",
-    "service does not start without it) and what it means, from the schema's own documentation. What the launcher",
-    "(`npm start`) and the operator's command-line tools read, and notes per variable, are in",
+    "service does not start without it) and what it means, from the schema's own documentation; `npm start`",
+    "(scripts/launcher/env.ts) reads a few itself and passes every other one through to the services. What the",
+    "operator's command-line tools read, and notes on how variables work together, are in",
     "[operating.md](operating.md#configuration).",
     "",
-    `${vars.length} variables across ${all} services.`,
+    `${vars.length} variables across ${all} services and \`npm start\`.`,
     "",
     "| variable | read by | default | meaning |",
     "|---|---|---|---|",
   ];
   for (const v of sorted) {
-    const readers = v.services.length === all ? "all services" : v.services.join(", ");
+    const readers = serviceCount(v) === all ? ["all services", ...v.services.slice(all)].join(", ") : v.services.join(", ");
     const values = v.values ? ` One of ${v.values.map(code).join(", ")}.` : "";
     lines.push(`| ${code(v.name)} | ${readers} | ${defaultCell(v).replace(/\|/g, "\\|")} | ${prose(v.meaning! + values)} |`);
   }

@@ -1,22 +1,34 @@
 import { BUS_PRINCIPALS, type BusPrincipal } from "@board/proto";
 import { z } from "zod";
 
-const nkeySeed = z.string().regex(/^SU[A-Z2-7]{56}$/, "must be a user nkey seed (SU...)").optional();
+const nkeySeed = z
+  .string()
+  .regex(/^SU[A-Z2-7]{56}$/, "must be a user nkey seed (SU...)")
+  .optional()
+  .describe("With NATS_URL: this principal's nkey seed on that bus; each service gets its own as NATS_NKEY_SEED, the operator's is for the licence and arrears tools.");
 /** NATS_NKEY_SEED_GATEWAY, ..., NATS_NKEY_SEED_SCANNER_INGEST, NATS_NKEY_SEED_OPERATOR. */
 const seedVariable = (principal: BusPrincipal) => `NATS_NKEY_SEED_${principal.toUpperCase().replace(/-/g, "_")}`;
 
 /** What `npm start` reads: every other setting passes through to the services unchanged. */
 export const LauncherEnv = z.object({
-  NATS_URL: z.string().min(1).optional(),
+  NATS_URL: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Unset: its own nats-server (JetStream and authorization on, data under DATA_DIR/nats) when the binary is on PATH, else it says how to get one."),
   /** With NATS_URL: each principal's credential on that bus (NATS_NKEY_SEED_<PRINCIPAL>); without it the launcher makes its own. */
   ...Object.fromEntries(BUS_PRINCIPALS.map((p) => [seedVariable(p), nkeySeed])),
-  DATABASE_URL: z.string().min(1).optional(),
-  DATA_DIR: z.string().min(1).default(".data"),
+  DATABASE_URL: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("Unset: its own PostgreSQL 17 server (data under DATA_DIR/postgres, loopback only), a role per service owning only its schema."),
+  DATA_DIR: z.string().min(1).default(".data").describe("Where its PostgreSQL server and NATS, its secrets and the development wallets keep data."),
   /** Passed to identity; when unset, a secret generated once for this machine (see launcher/secrets.ts). */
   IDENTITY_SECRET: z.string().min(32).optional(),
   /** Passed to payments (it encrypts the keys that sign receipts); when unset, one generated once for this machine. */
   RECEIPT_SECRET: z.string().min(32).optional(),
-  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080).describe("The gateway's HTTP port; PUBLIC_BASE_URL follows it when unset."),
   /** First service health port (gateway, board, identity, metering, payments, scanner-ingest follow); 0: any free ports. */
   HEALTH_PORT_BASE: z.coerce.number().int().min(0).max(65000).default(9101),
   /** How long to wait for every service to answer its ping. */

@@ -25,7 +25,9 @@ describe("generated documents are up to date", () => {
       expect(page).toContain(`| \`${v.name}\` |`);
     }
     // HEALTH_PORT's default differs per service: the row says each.
-    expect(page).toMatch(/\| `HEALTH_PORT` \| all services \| gateway `9101`, board `9102`/);
+    expect(page).toMatch(/\| `HEALTH_PORT` \| all services \| `9101` \(gateway\), `9102` \(board\)/);
+    // Identity does not start without its secret; npm start makes one when it is unset.
+    expect(page).toMatch(/\| `IDENTITY_SECRET` \| identity, `npm start` \| required \(identity\), unset \(`npm start`\) \|/);
   });
 
   it("the bus diagram in docs/architecture.md is what proto's BUS_GRANTS give", () => {
