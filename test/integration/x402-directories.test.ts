@@ -1,4 +1,4 @@
-import { PAID_ROUTES, sellingUrl, X402_DISCOVERY_RESOURCES_PATH } from "@board/proto";
+import { PAID_ROUTES, sellingUrl, VIEW_SCHEMAS, X402_DISCOVERY_RESOURCES_PATH } from "@board/proto";
 import { startEvmChain, type EvmChain } from "@board/test-chains/evm";
 import { decodePaymentRequiredHeader, HTTPFacilitatorClient } from "@x402/core/http";
 import { BAZAAR, validateAndExtract, validateDiscoveryExtension, withBazaar, type DiscoveryExtension, type DiscoveryResourcesResponse } from "@x402/extensions/bazaar";
@@ -7,6 +7,7 @@ import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { OUTPUT_EXAMPLES } from "../../services/gateway/src/discovery/output-examples.js";
 import { Stack } from "./harness.js";
 
 // What x402 directories crawl, served and read as they read it: x402scan's /.well-known/x402
@@ -38,6 +39,11 @@ afterAll(async () => {
   await stack.stop();
   await chain?.stop();
 });
+
+const withoutExample = (d: DiscoveryExtension) => {
+  const { example: _shape, ...output } = (d.info as { output: { example: unknown } }).output;
+  return output;
+};
 
 function declared(extensions: Record<string, unknown> | undefined): DiscoveryExtension {
   const declaration = extensions?.[BAZAAR.key] as DiscoveryExtension | undefined;
@@ -96,7 +102,12 @@ describe("/discovery/resources, read by the bazaar client", () => {
       // The same offers a buyer meets at the resource (signatures and all), and the same declaration.
       const required = decodePaymentRequiredHeader((await fetch(sellingUrl(route, base))).headers.get("payment-required")!);
       expect(item.accepts).toEqual(required.accepts);
-      expect(item.extensions?.[BAZAAR.key]).toEqual(required.extensions?.[BAZAAR.key]);
+      // The same declaration, but for its output example: a served board's read of the route, not the 402's bare shape.
+      const own = required.extensions?.[BAZAAR.key] as DiscoveryExtension;
+      const { example, ...output } = (declaration.info as { output: { example: unknown } }).output;
+      expect({ ...declaration, info: { ...declaration.info, output } }).toEqual({ ...own, info: { ...own.info, output: withoutExample(own) } });
+      expect(example).toEqual(OUTPUT_EXAMPLES[route.path]);
+      expect(VIEW_SCHEMAS[route.view!].safeParse(example).success, route.path).toBe(true);
       expect(item.resource).toBe(required.resource.url);
       expect(item.description).toBe(required.resource.description);
     }

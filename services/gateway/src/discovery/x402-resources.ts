@@ -4,14 +4,17 @@ import type { Request, Response } from "express";
 import { z } from "zod";
 import type { BoardViewDeps } from "../http/board-view.js";
 import { sendError, sendUpstreamError } from "../http/errors.js";
+import { OUTPUT_EXAMPLES } from "./output-examples.js";
 import { SERVICE_TITLE } from "./terms.js";
 import { X402PaymentRequired } from "./wire-schemas.js";
 
 /**
  * GET /discovery/resources: the paid resources as an x402 bazaar lists them (a facilitator's
  * GET /discovery/resources, which @x402/extensions' withBazaar client reads): each resource's
- * URL, its offers (`accepts`) and its bazaar declaration, exactly as its 402 gives them, so a
- * directory pointed at this host lists what a buyer will be offered.
+ * URL, its offers (`accepts`) and its bazaar declaration as its 402 gives them, so a directory
+ * pointed at this host lists what a buyer will be offered. The declaration's output example is
+ * a served board's read (output-examples.ts): the 402's own is only the body's shape, since it
+ * travels in a header and is echoed back with the payment.
  */
 
 /** Catalogue metadata (the bazaar's serviceName and tags: printable ASCII, at most 32 characters, 5 tags). */
@@ -68,8 +71,16 @@ async function listed(deps: BoardViewDeps, route: Route, base: URL, now: string)
     serviceName: SERVICE_TITLE,
     tags: SERVICE_TAGS,
     // Only the declaration: the 402's other extensions are per request (a sign-in challenge's nonce) or per payment.
-    extensions: { bazaar },
+    extensions: { bazaar: withExample(bazaar, route) },
   };
+}
+
+/** The declaration with its output example taken from a served board's read of the route. */
+function withExample(bazaar: unknown, route: Route): unknown {
+  const example = OUTPUT_EXAMPLES[route.path];
+  const d = bazaar as { info?: { output?: Record<string, unknown> } };
+  if (example === undefined || !d.info?.output) return bazaar;
+  return { ...d, info: { ...d.info, output: { ...d.info.output, example } } };
 }
 
 const listings = new Map<string, { at: number; items: Promise<ListedResource[]> }>();
