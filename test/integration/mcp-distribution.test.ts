@@ -76,6 +76,8 @@ describe("what a paid tool costs, as tools/list says it", () => {
 
   it("get_price is free: every tool's amount and rails, the same amount an unpaid call's requirements ask", async () => {
     const client = await connect();
+    // Listed first, so the SDK client checks each answer against get_price's outputSchema.
+    await client.listTools();
     const all = await call(client, "get_price");
     expect(all.isError, JSON.stringify(all.content)).toBeFalsy();
     const prices = all.structuredContent as unknown as Prices;

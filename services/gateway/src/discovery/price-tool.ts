@@ -1,6 +1,7 @@
 import { MCP_TOOL_BY_NAME, MCP_TOOLS, McpToolAccess } from "@board/proto";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
+import { outputFor } from "./tool-output.js";
 import { toolPrice } from "./tool-prices.js";
 
 export const PRICE_TOOL_NAME = "get_price";
@@ -43,7 +44,8 @@ export const PRICE_TOOL: Tool = {
     "What one call of each tool costs, free: the price in USDC (base units and dollars) and the x402 rails of every *_live tool; free and licensed tools cost nothing per call. " +
     "Ask before buying, or give tool to ask about one.",
   inputSchema: z.toJSONSchema(PriceToolInput, { io: "input" }) as Tool["inputSchema"],
-  outputSchema: z.toJSONSchema(PriceToolOutput, { io: "output" }) as Tool["outputSchema"],
+  // With the API's error body, as every tool's: the SDK client checks a refusal's structuredContent too.
+  outputSchema: outputFor(PriceToolOutput, "free").schema,
   annotations: { title: "Prices", readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   _meta: { "board/access": "free" },
 };
