@@ -1,3 +1,4 @@
+import { SERVICE_NAMES } from "@board/proto";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { busDiagram, DIAGRAM_END, DIAGRAM_START } from "../../scripts/docs/bus-diagram.js";
@@ -20,6 +21,8 @@ describe("generated documents are up to date", () => {
     const page = doc("configuration.md");
     const vars = configVariables();
     expect(vars.length).toBeGreaterThan(50);
+    // A new service is read by the generator too (scripts/docs/config-reference.ts SERVICES), or this fails.
+    expect(new Set(vars.flatMap((v) => v.services))).toEqual(new Set([...SERVICE_NAMES, "`npm start`"]));
     for (const v of vars) {
       expect(v.meaning, v.name).toBeTruthy();
       expect(page).toContain(`| \`${v.name}\` |`);
