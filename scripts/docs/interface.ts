@@ -1,4 +1,23 @@
-import { API_VERSION, ERROR_STATUS, ErrorBody, ErrorCode, neededParams, ROUTES, Tier, type Route } from "@board/proto";
+import {
+  API_VERSION,
+  BoardContent,
+  BookCode,
+  EntryState,
+  ERROR_STATUS,
+  ErrorBody,
+  ErrorCode,
+  FreshnessBlock,
+  HoldLabel,
+  NameRecord,
+  neededParams,
+  RegimeVerdict,
+  RegimeVerdictCode,
+  ROUTES,
+  SectorLabel,
+  SymbolDirectory,
+  Tier,
+  type Route,
+} from "@board/proto";
 import type { z } from "zod";
 import { CREDENTIAL_HEADERS, RESPONSE_HEADERS } from "../../services/gateway/src/http/headers.js";
 
@@ -42,6 +61,54 @@ function priceCell(route: Route): string {
   return `${route.price.toString()} (${usdc(route.price)} USDC)${free}`;
 }
 
+interface Def {
+  type: string;
+  innerType?: z.ZodType;
+  element?: z.ZodType;
+  in?: z.ZodType;
+  out?: z.ZodType;
+  entries?: Record<string, string>;
+  values?: unknown[];
+  options?: z.ZodType[];
+}
+const defOf = (t: z.ZodType): Def => (t as unknown as { _zod: { def: Def } })._zod.def;
+
+/** A field's type in a few words: string, number, one of a few values, an array of something. */
+function typeWords(t: z.ZodType): string {
+  const d = defOf(t);
+  switch (d.type) {
+    case "optional":
+    case "nullable":
+    case "default":
+    case "readonly":
+      return typeWords(d.innerType!) + (d.type === "nullable" ? " or null" : "");
+    case "pipe":
+      return typeWords(d.out && defOf(d.out).type !== "transform" ? d.out : d.in!);
+    case "enum": {
+      const values = Object.values(d.entries ?? {});
+      return values.length <= 6 ? values.map(code).join(", ") : `one of ${values.length} values`;
+    }
+    case "literal":
+      return (d.values ?? []).map((v) => code(JSON.stringify(v))).join(", ");
+    case "array":
+      return `array of ${typeWords(d.element!)}`;
+    case "union":
+      return (d.options ?? []).map(typeWords).join(" or ");
+    case "record":
+      return "object (keyed)";
+    default:
+      return d.type;
+  }
+}
+
+/** The fields of a record: name, type, optional. */
+function recordTable(title: string, schema: z.ZodObject, note: string): string[] {
+  const rows = (Object.entries(schema.shape) as [string, z.ZodType][]).map(
+    ([name, f]) => `| ${code(name)} | ${cell(typeWords(f))} | ${f.safeParse(undefined).success ? "optional" : ""} |`,
+  );
+  return ["", `### ${title}`, "", note, "", "| field | type | |", "|---|---|---|", ...rows];
+}
+
 /** docs/interface.md as the script writes it. */
 export function interfaceMarkdown(): string {
   const out: string[] = [
@@ -69,6 +136,20 @@ export function interfaceMarkdown(): string {
     const tiers = r.tiers.length === Tier.options.length ? "everyone" : r.tiers.map(code).join(", ");
     out.push(`| ${code(r.path)} | ${r.methods.join(", ")} | ${r.kind} | ${priceCell(r)} | ${tiers} | ${queryCell(r)} | ${cell(r.summary)} |`);
   }
+
+  out.push(
+    "",
+    "## Records",
+    "",
+    `Books: ${BookCode.options.map(code).join(", ")}. Entry states: ${EntryState.options.map(code).join(", ")}. Regime verdicts:`,
+    `${RegimeVerdictCode.options.map(code).join(", ")}. Hold labels: ${HoldLabel.options.map(code).join(", ")}. Sector labels`,
+    `(${SectorLabel.options.length}): ${SectorLabel.options.join(", ")}; the directory adds the Index rung. Every read's full schema is in \`/openapi.json\`.`,
+    ...recordTable("The full board", BoardContent, "The body of `/api/board/agent` (and of its preview, the same schema); each read appends the freshness block."),
+    ...recordTable("A name record", NameRecord, "One element of the board's `names`."),
+    ...recordTable("The freshness block", FreshnessBlock, "On every board read, and in the `X-Board-*` headers: do not buy again before `next_refresh_at`, the body would be the same."),
+    ...recordTable("A regime verdict", RegimeVerdict, "Each book's verdict: how far down the ranking the green extends."),
+    ...recordTable("The symbol directory", SymbolDirectory, "`/api/board/symbols`, free; also the answer to a name read whose every symbol is unknown."),
+  );
 
   out.push("", "## Tiers", "", "| tier | credential | request headers | paths it may read |", "|---|---|---|---|");
   for (const t of Tier.options) {
