@@ -19,7 +19,7 @@ function streamOf(subject: string): string | undefined {
  * publishes and follows, and the JetStream streams it writes, consumes, reads or manages.
  */
 export function busDiagram(): string {
-  const lines = ["```mermaid", "flowchart LR", `  client([HTTP clients]) -->|HTTP| ${id("p", "gateway")}`];
+  const lines = ["```mermaid", "flowchart LR", `  client(["HTTP clients"]) -->|HTTP| ${id("p", "gateway")}`];
   for (const p of BUS_PRINCIPALS) {
     const g = BUS_GRANTS[p];
     const text = p === "operator" ? "operator<br/>(licence, arrears and stream CLIs)" : g.serves ? `${p}<br/>serves ${p}.v1.*` : p;
