@@ -1,6 +1,5 @@
-import { PAID_ROUTES, VIEW_SCHEMAS } from "@board/proto";
+import { OUTPUT_EXAMPLES, PAID_ROUTES, VIEW_SCHEMAS } from "@board/proto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OUTPUT_EXAMPLES } from "../../services/gateway/src/discovery/output-examples.js";
 import { WRITE_OUTPUT_EXAMPLES } from "./env.js";
 import { Stack } from "./harness.js";
 import { servedExamples, writeOutputExamples } from "./output-examples.js";

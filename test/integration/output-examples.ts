@@ -5,13 +5,13 @@ import { request } from "@board/service-kit";
 import type { Stack } from "./harness.js";
 
 /**
- * The bazaar listing's output examples (services/gateway/src/discovery/output-examples.ts),
+ * The bazaar listing's output examples (proto/src/routes/output-examples.ts),
  * made from a served board: the fixture boards the integration stack publishes, each paid
  * route read through the gateway on a scanner licence as a buyer reads it, then abridged
  * (every list cut to its first entry) so a listing stays small. Written by
  * `WRITE_OUTPUT_EXAMPLES=1 npx vitest run --project integration test/integration/output-examples.test.ts`.
  */
-export const OUTPUT_EXAMPLES_FILE = fileURLToPath(new URL("../../services/gateway/src/discovery/output-examples.ts", import.meta.url));
+export const OUTPUT_EXAMPLES_FILE = fileURLToPath(new URL("../../proto/src/routes/output-examples.ts", import.meta.url));
 
 /** Longer strings are cut: an example shows the shape and real values, not whole texts. */
 const MAX_STRING = 240;

@@ -1,4 +1,4 @@
-import { PAID_ROUTES, sellingUrl, VIEW_SCHEMAS, X402_DISCOVERY_RESOURCES_PATH } from "@board/proto";
+import { OUTPUT_EXAMPLES, PAID_ROUTES, sellingUrl, VIEW_SCHEMAS, X402_DISCOVERY_RESOURCES_PATH } from "@board/proto";
 import { startEvmChain, type EvmChain } from "@board/test-chains/evm";
 import { decodePaymentRequiredHeader, HTTPFacilitatorClient } from "@x402/core/http";
 import { BAZAAR, validateAndExtract, validateDiscoveryExtension, withBazaar, type DiscoveryExtension, type DiscoveryResourcesResponse } from "@x402/extensions/bazaar";
@@ -7,7 +7,6 @@ import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { OUTPUT_EXAMPLES } from "../../services/gateway/src/discovery/output-examples.js";
 import { Stack } from "./harness.js";
 
 // What x402 directories crawl, served and read as they read it: x402scan's /.well-known/x402

@@ -1,10 +1,9 @@
-import { PAID_ROUTES, paymentsRequirements, sellingUrl, type Route } from "@board/proto";
+import { OUTPUT_EXAMPLES, PAID_ROUTES, paymentsRequirements, sellingUrl, type Route } from "@board/proto";
 import { request } from "@board/service-kit";
 import type { Request, Response } from "express";
 import { z } from "zod";
 import type { BoardViewDeps } from "../http/board-view.js";
 import { sendError, sendUpstreamError } from "../http/errors.js";
-import { OUTPUT_EXAMPLES } from "./output-examples.js";
 import { SERVICE_TITLE } from "./terms.js";
 import { X402PaymentRequired } from "./wire-schemas.js";
 
@@ -13,7 +12,7 @@ import { X402PaymentRequired } from "./wire-schemas.js";
  * GET /discovery/resources, which @x402/extensions' withBazaar client reads): each resource's
  * URL, its offers (`accepts`) and its bazaar declaration as its 402 gives them, so a directory
  * pointed at this host lists what a buyer will be offered. The declaration's output example is
- * a served board's read (output-examples.ts): the 402's own is only the body's shape, since it
+ * a served board's read (proto's OUTPUT_EXAMPLES): the 402's own is only the body's shape, since it
  * travels in a header and is echoed back with the payment.
  */
 

@@ -1,4 +1,4 @@
-import { MCP_TOOL_BY_NAME, neededParams, ROUTE_BY_PATH, VIEW_SCHEMAS, type McpTool, type Route } from "@board/proto";
+import { MCP_TOOL_BY_NAME, neededParams, OUTPUT_EXAMPLES, ROUTE_BY_PATH, VIEW_SCHEMAS, type McpTool, type Route } from "@board/proto";
 import {
   BAZAAR,
   bazaarResourceServerExtension,
@@ -65,7 +65,8 @@ export function boundedSchema(schema: JsonSchema, depth: number): JsonSchema {
 /**
  * The smallest value a bounded schema accepts: its required fields, each its const, first enum
  * value or an empty value of its type. The bazaar extension carries an output schema only as
- * the schema of an output example, so the example is this shape, not a read.
+ * the schema of an output example; this shape is the example only of a route no served read
+ * is kept for (boundedExample).
  */
 export function shapeExample(schema: JsonSchema): unknown {
   if (schema["const"] !== undefined) return schema["const"];
@@ -93,6 +94,19 @@ export function shapeExample(schema: JsonSchema): unknown {
   }
 }
 
+/**
+ * A served board's read (proto's OUTPUT_EXAMPLES) cut as the bounded schema is: its values down
+ * to `depth`, and below it each object or list empty. Its top-level values are a real read's,
+ * where the shape alone would give empty strings and zeros.
+ */
+export function boundedExample(value: unknown, depth: number): unknown {
+  if (Array.isArray(value)) return depth <= 0 ? [] : value.map((v) => boundedExample(v, depth - 1));
+  if (typeof value === "object" && value !== null) {
+    return depth <= 0 ? {} : Object.fromEntries(Object.entries(value).map(([k, v]) => [k, boundedExample(v, depth - 1)]));
+  }
+  return value;
+}
+
 /** zod's JSON Schema of a proto schema, without the document-level keys (it is embedded). */
 function jsonSchema(schema: z.ZodType, io: "input" | "output"): JsonSchema {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io }) as JsonSchema;
@@ -107,7 +121,9 @@ function output(route: Route, base: URL): { example: unknown; schema: JsonSchema
     ...boundedSchema(full, OUTPUT_SCHEMA_DEPTH),
     description: `The body's top-level fields; nested objects and arrays are cut to their type. The full schema is the 200 response of GET ${route.path} in ${new URL("/openapi.json", base).toString()}.`,
   };
-  return { example: shapeExample(schema), schema };
+  // A route added since the examples were made has only its shape until they are made again (the examples' test names it).
+  const served = OUTPUT_EXAMPLES[route.path];
+  return { example: served === undefined ? shapeExample(schema) : boundedExample(served, OUTPUT_SCHEMA_DEPTH), schema };
 }
 
 /** The example query of a route: the parameters it needs to sell its paid read (neededParams), never an optional one such as preview=1 that may change what is sold. */
