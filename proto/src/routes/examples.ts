@@ -3,7 +3,8 @@ import { neededParams, type Route } from "./catalogue.js";
 /**
  * Example values of the query parameters a paid read needs (neededParams), each one the route
  * accepts: what listings of the paid resources put in a resource's URL, so a directory that
- * probes the URL meets the route's 402 rather than a refused query.
+ * probes the URL meets the route's 402 rather than a refused query, and the query a 402's bazaar
+ * declaration gives as its example (a declaration's info must satisfy its own schema).
  */
 export const SELLING_QUERY_EXAMPLES: Readonly<Record<string, string>> = {
   sym: "AAPL,MSFT",

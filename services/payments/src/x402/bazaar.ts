@@ -1,4 +1,4 @@
-import { MCP_TOOL_BY_NAME, neededParams, OUTPUT_EXAMPLES, ROUTE_BY_PATH, VIEW_SCHEMAS, type McpTool, type Route } from "@board/proto";
+import { MCP_TOOL_BY_NAME, OUTPUT_EXAMPLES, ROUTE_BY_PATH, sellingQuery, VIEW_SCHEMAS, type McpTool, type Route } from "@board/proto";
 import {
   BAZAAR,
   bazaarResourceServerExtension,
@@ -27,17 +27,6 @@ export const OUTPUT_SCHEMA_DEPTH = 1;
 
 /** The keywords a bounded schema keeps: what a buyer needs to know the shape, none of the checks (patterns, bounds). */
 const KEPT_KEYWORDS = ["type", "const", "enum", "description"] as const;
-
-/**
- * Example values of required query parameters (a declaration's `info` must satisfy its own
- * schema, so a required parameter needs one); each parses as the route's query (checked when built).
- */
-const QUERY_EXAMPLES: Readonly<Record<string, string>> = {
-  sym: "AAPL,MSFT",
-  date: "2026-11-20",
-  // A content hash's shape: a buyer takes a real one from /api/board/state, the event feed or a receipt.
-  since: "5f0c6e9d3b1a4c2e8d7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d",
-};
 
 /**
  * A schema cut at `depth`: objects keep their properties (and required list) above the cut,
@@ -126,19 +115,8 @@ function output(route: Route, base: URL): { example: unknown; schema: JsonSchema
   return { example: served === undefined ? shapeExample(schema) : boundedExample(served, OUTPUT_SCHEMA_DEPTH), schema };
 }
 
-/** The example query of a route: the parameters it needs to sell its paid read (neededParams), never an optional one such as preview=1 that may change what is sold. */
-function queryExample(route: Route): Record<string, string> {
-  const example = Object.fromEntries(
-    neededParams(route).map((param) => {
-      const value = QUERY_EXAMPLES[param];
-      if (value === undefined) throw new Error(`${route.path}: no example value for its query parameter ${param}`);
-      return [param, value];
-    }),
-  );
-  const parsed = route.query.safeParse(example);
-  if (!parsed.success) throw new Error(`${route.path}: the example query does not parse: ${parsed.error.message}`);
-  return example;
-}
+/** The example query of a route: the parameters it needs to sell its paid read (proto's sellingQuery, the URLs listings give), never an optional one such as preview=1 that may change what is sold. */
+const queryExample = (route: Route): Record<string, string> => sellingQuery(route);
 
 /** The extension's own check; a declaration that fails it is a bug here, not a client's problem. */
 function validated(extension: DiscoveryExtension, what: string): DiscoveryExtension {
