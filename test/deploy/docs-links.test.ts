@@ -116,6 +116,17 @@ describe("the documents' links", () => {
     expect(unreached, "pages more than three links from README.md").toEqual([]);
   });
 
+  it("README.md fits on one screen, and every npm script the documents name exists", () => {
+    const readme = readFileSync(path.join(root, "README.md"), "utf8");
+    expect(readme.split("\n").length).toBeLessThanOrEqual(150);
+    for (const command of ["npm ci", "npm start", "npm test"]) expect(readme).toContain(command);
+    const scripts = Object.keys((JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts);
+    const named = new Set<string>(["start", "test"]);
+    for (const page of pages()) for (const m of readFileSync(path.join(root, page), "utf8").matchAll(/npm run (?:--silent )?([a-z][a-z0-9:_-]*)/g)) named.add(m[1]!);
+    expect(named.size).toBeGreaterThan(10);
+    expect([...named].filter((s) => !scripts.includes(s))).toEqual([]);
+  });
+
   it("nothing committed refers to a folder outside the repository (the interface is described in docs/)", () => {
     const files = execFileSync("git", ["ls-files", "-z", "--", "*.ts", "*.md", "*.json", "*.yaml", "*.yml", "*.mjs", "*.sh"], { cwd: root, encoding: "utf8" })
       .split("\0")
