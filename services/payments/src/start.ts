@@ -22,11 +22,14 @@ import { bind, BusError, gaugeKeyRotation, request, startRuntime, type Runtime }
 import pkg from "../package.json" with { type: "json" };
 import { ClaimDesk } from "./claims/claim-desk.js";
 import { EarlyAnswers } from "./claims/early-answers.js";
+import { ClaimLedger } from "./claims/ledger.js";
+import { MppClaims } from "./claims/mpp-claims.js";
 import { reconcileOpenClaims, reconcilePendingSettlements, type ReconcileResult } from "./claims/reconcile.js";
 import { Redeliveries } from "./claims/redelivery.js";
 import { countSettlements } from "./claims/settlement-outcomes.js";
 import { ClaimStore } from "./claims/store.js";
 import { gaugeUnsettledClaims } from "./claims/unsettled-metrics.js";
+import { X402Claims } from "./claims/x402-claims.js";
 import * as schema from "./db/schema.js";
 import type { PaymentsEnv } from "./env.js";
 import { configuredRails } from "./rails/configured.js";
@@ -211,13 +214,9 @@ export async function startPayments(env: PaymentsEnv, opts: PaymentsOptions = {}
           },
         })
       : null;
-    const desk = new ClaimDesk(
-      book,
-      ours,
+    const ledger = new ClaimLedger(
       claims,
       rt.log,
-      mpp,
-      () => railWatch.isLive("mpp"),
       (event) => rt.bus.nc.publish(SETTLEMENT_EVENT_SUBJECT, JSON.stringify(event)),
       countSettlements(rt.metrics),
       new Redeliveries(
@@ -226,8 +225,11 @@ export async function startPayments(env: PaymentsEnv, opts: PaymentsOptions = {}
         mpp ? (tx) => mpp.receipt({ externalId: undefined }, tx) : null,
         claimReceipts,
       ),
-      claimReceipts,
-      early,
+    );
+    const desk = new ClaimDesk(
+      ledger,
+      new X402Claims(book, ours, ledger, rt.log, claimReceipts, early),
+      new MppClaims(mpp, () => railWatch.isLive("mpp"), ledger, rt.log, claimReceipts, early),
     );
     await refreshExposure();
     railsReportNow = railsReport;
