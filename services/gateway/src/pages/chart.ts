@@ -67,7 +67,7 @@ export function renderChart(input: ChartInput): Html {
 <desc id="${descId}">${input.desc}</desc>
 <g class="bands">${bands(series.dates, states, x, step, PAD.top, plotH)}</g>
 ${entryWindow ? html`<rect class="entry-window" data-level="entry_window" data-low="${entryWindow.low}" data-high="${entryWindow.high}" x="${PAD.left}" y="${y(entryWindow.high)}" width="${plotW}" height="${c2(Math.max(1, y(entryWindow.low) - y(entryWindow.high)))}" fill="#0b57d0" fill-opacity="0.12"/>` : null}
-${axis(yMin, yMax, y, PAD.left, CHART_WIDTH - PAD.right)}
+${axis(yMin, yMax, y, PAD.left, CHART_WIDTH - PAD.right, levels.map((l) => y(l.value)))}
 ${line("sma200", series.sma200)}${line("sma50", series.sma50)}${line("ema21", series.ema21, "5 3")}${line("close", series.close)}
 <g class="closes">${series.close.map((v, i) => html`<circle cx="${x(i)}" cy="${y(v)}" r="1" data-date="${series.dates[i]!}" data-close="${v}"/>`)}</g>
 <g class="levels">${levels.map(
@@ -100,11 +100,14 @@ function bands(dates: readonly string[], states: ReadonlyMap<string, EntryState>
   return out;
 }
 
-/** Four price gridlines with their labels on the right. */
-function axis(yMin: number, yMax: number, y: (v: number) => number, x0: number, x1: number): Html {
+/** Four price gridlines with their labels on the right; a label a level's label would overlap is left out. */
+function axis(yMin: number, yMax: number, y: (v: number) => number, x0: number, x1: number, taken: readonly number[]): Html {
   const ticks = [0.125, 0.375, 0.625, 0.875].map((f) => yMin + (yMax - yMin) * f);
   return html`<g class="axis">${ticks.map(
-    (v) => html`<line x1="${x0}" x2="${x1}" y1="${y(v)}" y2="${y(v)}" stroke="#d5d9e0" stroke-width="1"/><text x="${x1 + 4}" y="${c2(y(v) + 4)}" font-size="11" fill="#4a5060">${v >= 100 ? v.toFixed(0) : v.toFixed(2)}</text>`,
+    (v) =>
+      html`<line x1="${x0}" x2="${x1}" y1="${y(v)}" y2="${y(v)}" stroke="#d5d9e0" stroke-width="1"/>${
+        taken.some((t) => Math.abs(t - y(v)) < 13) ? null : html`<text x="${x1 + 4}" y="${c2(y(v) + 4)}" font-size="11" fill="#4a5060">${v >= 100 ? v.toFixed(0) : v.toFixed(2)}</text>`
+      }`,
   )}</g>`;
 }
 
