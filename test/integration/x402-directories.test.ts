@@ -112,12 +112,18 @@ describe("/discovery/resources, read by the bazaar client", () => {
     }
   });
 
-  it("pages as the bazaar's list does, and refuses a page it cannot give", async () => {
+  it("pages and filters as the bazaar's list does, and refuses a page it cannot give", async () => {
     const all = await bazaar().extensions.bazaar.listResources();
     const page = await bazaar().extensions.bazaar.listResources({ limit: 5, offset: 5 });
     expect(page.pagination).toEqual({ limit: 5, offset: 5, total: PAID_ROUTES.length });
     expect(page.items.map((i) => i.resource)).toEqual(all.items.slice(5, 10).map((i) => i.resource));
     expect((await bazaar().extensions.bazaar.listResources({ type: "mcp" })).items).toEqual([]);
+    // Filters by offer: this stack sells on Base only, to payTo.
+    const network = all.items[0]!.accepts[0]!.network;
+    expect((await bazaar().extensions.bazaar.listResources({ network })).pagination.total).toBe(PAID_ROUTES.length);
+    expect((await bazaar().extensions.bazaar.listResources({ network: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp" })).pagination.total).toBe(0);
+    expect((await bazaar().extensions.bazaar.listResources({ payTo: payTo.toLowerCase() })).pagination.total).toBe(PAID_ROUTES.length);
+    expect((await bazaar().extensions.bazaar.listResources({ scheme: "exact", payTo: privateKeyToAccount(generatePrivateKey()).address })).items).toEqual([]);
     const refused = await fetch(`${stack.base}${X402_DISCOVERY_RESOURCES_PATH}?limit=0`);
     expect(refused.status).toBe(400);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("invalid_query");

@@ -13,6 +13,7 @@ import {
   SeqParam,
   SignInAddressParam,
   SignInChainParam,
+  Single,
   SymList,
 } from "./query.js";
 
@@ -90,6 +91,19 @@ const other = (
 
 /** Where an x402 bazaar client lists resources (`${facilitator}/discovery/resources`): served here for our own. */
 export const X402_DISCOVERY_RESOURCES_PATH = "/discovery/resources";
+
+/** The bazaar list's filters and page, as @x402/extensions' client sends them; other parameters it may send are ignored. */
+export const DiscoveryResourcesQuery = z.object({
+  type: Single.pipe(z.string().max(32)).optional().describe("Only resources of this protocol type (every one here is http)."),
+  network: Single.pipe(z.string().max(128)).optional().describe("Only resources with an offer on this CAIP-2 network."),
+  scheme: Single.pipe(z.string().max(32)).optional().describe("Only resources with an offer of this x402 scheme (exact)."),
+  payTo: Single.pipe(z.string().max(128)).optional().describe("Only resources with an offer paying this address."),
+  limit: Single.pipe(z.string().regex(/^\d{1,3}$/, "1 to 100").transform(Number).pipe(z.number().int().min(1, "at least 1").max(100, "at most 100")))
+    .optional()
+    .describe("At most this many resources (1 to 100; 100 when absent)."),
+  offset: Single.pipe(z.string().regex(/^\d{1,9}$/, "a whole number from 0").transform(Number).pipe(z.number().int().min(0))).optional().describe("Skip this many resources first."),
+});
+export type DiscoveryResourcesQuery = z.infer<typeof DiscoveryResourcesQuery>;
 
 /** The push feed of published boards (text/event-stream), answered by the gateway itself. */
 export const BOARD_EVENTS_PATH = "/api/board/events";
@@ -188,12 +202,15 @@ export const ROUTES: readonly Route[] = [
   other("/.well-known/mcp/server-card", "discovery", ["GET"], "MCP server card."),
   other("/.well-known/did.json", "discovery", ["GET"], "The did:web document of the keys that sign offers and receipts (x402 offer-receipt)."),
   other("/.well-known/x402", "discovery", ["GET"], "The x402 discovery document directories crawl (x402scan): every paid resource's URL, and how to call them."),
-  other(
-    X402_DISCOVERY_RESOURCES_PATH,
-    "discovery",
-    ["GET"],
-    "The paid resources as an x402 bazaar lists them (GET /discovery/resources of a facilitator): each with its offers and its bazaar declaration (how to call it, and an example of its answer).",
-  ),
+  {
+    ...other(
+      X402_DISCOVERY_RESOURCES_PATH,
+      "discovery",
+      ["GET"],
+      "The paid resources as an x402 bazaar lists them (GET /discovery/resources of a facilitator): each with its offers and its bazaar declaration (how to call it, and an example of its answer).",
+    ),
+    query: DiscoveryResourcesQuery,
+  },
 
   other("/api/key", "auth", ["POST"], "Issue a free API key for an email address."),
   {

@@ -45,7 +45,7 @@ export function parameterComponents(routes: readonly Route[]): { components: Rec
         name: param,
         in: "query",
         required: !optional,
-        description: PARAMETER_NOTES[param] ?? param,
+        description: PARAMETER_NOTES[param] ?? field.description ?? param,
         schema,
         // One declared style, the comma list (sym=AAPL,MSFT); the repeated form that generators
         // send when they ignore style is accepted too (proto's SymList), and said so in the description.

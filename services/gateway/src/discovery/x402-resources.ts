@@ -1,7 +1,6 @@
-import { OUTPUT_EXAMPLES, PAID_ROUTES, paymentsRequirements, sellingUrl, type Route } from "@board/proto";
+import { DiscoveryResourcesQuery, OUTPUT_EXAMPLES, PAID_ROUTES, paymentsRequirements, sellingUrl, type Route } from "@board/proto";
 import { request } from "@board/service-kit";
 import type { Request, Response } from "express";
-import { z } from "zod";
 import type { BoardViewDeps } from "../http/board-view.js";
 import { sendError, sendUpstreamError } from "../http/errors.js";
 import { SERVICE_TITLE } from "./terms.js";
@@ -21,13 +20,6 @@ const SERVICE_TAGS = ["finance", "market-data", "research"];
 /** The listing is remade at most this often: the offers change only with the payments configuration. */
 const LISTING_SECONDS = 60;
 const MAX_LIMIT = 100;
-
-export const DiscoveryResourcesQuery = z.object({
-  type: z.string().optional(),
-  limit: z.coerce.number().int().min(1).max(MAX_LIMIT).optional(),
-  offset: z.coerce.number().int().min(0).optional(),
-});
-export type DiscoveryResourcesQuery = z.infer<typeof DiscoveryResourcesQuery>;
 
 /** One listed resource (the bazaar's DiscoveryResource). */
 export interface ListedResource {
@@ -98,7 +90,9 @@ export function listedResources(deps: BoardViewDeps, base: URL, nowMs = Date.now
 
 /** One page of the listing, as the bazaar's list answers. */
 export function page(items: readonly ListedResource[], q: DiscoveryResourcesQuery): DiscoveryResourcesList {
-  const matching = q.type === undefined ? items : items.filter((i) => i.type === q.type);
+  const offers = (i: ListedResource, key: "network" | "scheme" | "payTo", value: string | undefined) =>
+    value === undefined || i.accepts.some((a) => String(a[key]).toLowerCase() === value.toLowerCase());
+  const matching = items.filter((i) => (q.type === undefined || i.type === q.type) && offers(i, "network", q.network) && offers(i, "scheme", q.scheme) && offers(i, "payTo", q.payTo));
   const offset = q.offset ?? 0;
   const limit = q.limit ?? MAX_LIMIT;
   return { x402Version: 2, items: matching.slice(offset, offset + limit), pagination: { limit, offset, total: matching.length } };
