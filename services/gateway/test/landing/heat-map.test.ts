@@ -63,7 +63,8 @@ describe("heat map", () => {
       expect(text).toContain(`ETF ${cell.etf}`);
     });
     // The one label with an ampersand is escaped in content and attribute alike.
-    expect(out).toContain('data-sector="Biotech &amp; Pharma"><span class="sector">Biotech &amp; Pharma</span>');
+    // Each label links to its sector page.
+    expect(out).toContain('data-sector="Biotech &amp; Pharma"><a class="sector" href="/board/sector/biotech-pharma">Biotech &amp; Pharma</a>');
     expect(out).not.toContain("Biotech & Pharma");
   });
 });
