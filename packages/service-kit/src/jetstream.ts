@@ -35,8 +35,9 @@ export const SERVED_READS_STREAM_CONFIG: BusStreamConfig = {
 };
 
 /**
- * The SERIES stream: one message per name and session (the last board of a session wins), kept
- * two weeks, so the delayed board's series is there after any restart.
+ * The SERIES stream: one message per name and session (the last board of a session wins), about
+ * 12 MB a session. Kept a week, past the longest market closure, so the delayed board's series is
+ * there after any restart; capped at 256 MiB, the oldest sessions going first.
  */
 export const SERIES_STREAM_CONFIG: BusStreamConfig = {
   name: SERIES_STREAM,
@@ -44,7 +45,8 @@ export const SERIES_STREAM_CONFIG: BusStreamConfig = {
   retention: RetentionPolicy.Limits,
   storage: StorageType.File,
   discard: DiscardPolicy.Old,
-  max_age: nanos(14 * 24 * 3600 * 1000),
+  max_age: nanos(7 * 24 * 3600 * 1000),
+  max_bytes: 256 * 1024 ** 2,
   max_msgs_per_subject: 1,
   max_msg_size: 64 * 1024,
 };
