@@ -211,7 +211,10 @@ describe("name and sector pages", () => {
       const etf = await seriesOf(card.sym);
       const closes = await page.locator("svg.chart g.closes circle").evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-close"))));
       expect(closes).toEqual(etf.close);
-      expect(await page.locator("svg.chart rect[data-state]").count()).toBe(0);
+      // The ETF's one recorded session up to the delayed board, its state as that board gave it.
+      const etfRecord = delayed.names.find((r) => r.sym === card.sym)!;
+      const bands = await page.locator("svg.chart rect[data-state]").evaluateAll((els) => els.map((e) => [e.getAttribute("data-from"), e.getAttribute("data-state")]));
+      expect(bands).toEqual([[delayed.asof_daily, etfRecord.state]]);
     } finally {
       await v.page.close();
     }

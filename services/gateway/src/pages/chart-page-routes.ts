@@ -1,5 +1,5 @@
 import type { Express, Request, Response } from "express";
-import type { ReadDeps } from "../http/read.js";
+import type { ReadDeps } from "../reads/read.js";
 import { sendError } from "../http/errors.js";
 import { ChartPageCache, chartPage, sendChartPage } from "./chart-page-shell.js";
 import { DelayedSource, readSeries, readStates } from "./chart-page-data.js";
@@ -70,8 +70,10 @@ async function serveSector(pages: ChartPages, req: Request, res: Response): Prom
   const board = views.delayed;
   const page = await pages.cache.get(`${views.delayedEtag}|${payments ?? ""}`, `sector:${label}`, async () => {
     const etf = sectorEtfOf(board, label);
-    const etfSeries = etf ? await readSeries(pages.deps, etf, board.asof_daily, board.computed_at) : null;
-    return chartPage(renderSectorPage({ board, label, etf, etfSeries, payments }), etf === null || etfSeries !== null);
+    const [etfSeries, etfStates] = etf
+      ? await Promise.all([readSeries(pages.deps, etf, board.asof_daily, board.computed_at), readStates(pages.deps, etf, board.asof_daily)])
+      : [null, new Map()];
+    return chartPage(renderSectorPage({ board, label, etf, etfSeries, etfStates, payments }), etf === null || etfSeries !== null);
   });
   if (page) sendChartPage(req, res, page);
 }

@@ -1,4 +1,4 @@
-import type { FullBoard, NameRecord, NameSeries, PaymentsMode, SectorLabel } from "@board/proto";
+import type { EntryState, FullBoard, NameRecord, NameSeries, PaymentsMode, SectorLabel } from "@board/proto";
 import { formatChange, formatDateTime, formatPrice, formatScore } from "../landing/format.js";
 import { html } from "../landing/html.js";
 import { renderChart, renderChartLegend } from "./chart.js";
@@ -23,13 +23,16 @@ export interface SectorPageInput {
   label: SectorLabel;
   etf: string | null;
   etfSeries: NameSeries | null;
+  /** The ETF's entry state per session where the board's history knows it. */
+  etfStates: ReadonlyMap<string, EntryState>;
   payments: PaymentsMode | null;
 }
 
 /** /board/sector/<label>: one sector on the delayed board. Pure: data in, HTML out. */
 export function renderSectorPage(input: SectorPageInput): string {
-  const { board, label, etf, etfSeries } = input;
+  const { board, label, etf, etfSeries, etfStates } = input;
   const members = sectorMembers(board, label);
+  const known = etfSeries ? etfSeries.dates.filter((d) => etfStates.has(d)).length : 0;
   const body = html`<p class="asof" data-asof="${board.asof_daily}">From the board of <time datetime="${board.asof_daily}">${board.asof_daily}</time>, one trading day delayed (computed <time datetime="${board.computed_at}">${formatDateTime(board.computed_at)}</time>): the free slice; the live read is <code>/api/board/sector?name=${label}</code>.</p>
 <section id="etf" aria-labelledby="etf-h">
 <h2 id="etf-h">${etf ? html`The sector ETF, <a href="/board/${etf}">${etf}</a>` : "The sector ETF"}</h2>
@@ -40,8 +43,9 @@ ${
         title: `${etf} daily closes with SMA50, SMA200 and EMA21, ${etfSeries.dates[0] ?? ""} to ${etfSeries.dates.at(-1) ?? ""}`,
         desc: `${etfSeries.dates.length} sessions of the ${label} sector ETF. Last close ${formatPrice(etfSeries.close.at(-1) ?? 0)}, SMA50 ${formatPrice(etfSeries.sma50.at(-1) ?? 0)}, SMA200 ${formatPrice(etfSeries.sma200.at(-1) ?? 0)}.`,
         series: etfSeries,
+        states: etfStates,
       })}
-${renderChartLegend({ bands: false, knownSessions: 0, sessions: etfSeries.dates.length, levels: false })}`
+${renderChartLegend({ bands: known > 0, knownSessions: known, sessions: etfSeries.dates.length, levels: false })}`
     : html`<p class="notice warming" data-chart="absent">${etf ? "No chart for this board: the ETF's daily series published with it is not available." : "No book carries a card for this sector's ETF."}</p>`
 }
 </section>
