@@ -3,7 +3,7 @@ import express, { type NextFunction, type Request, type Response } from "express
 import { withCors } from "./http/cors.js";
 import { sendError } from "./http/errors.js";
 import { exactRoutes } from "./http/exact-routes.js";
-import { handleRoute, mountRoutes, type RouteDeps } from "./http/routes.js";
+import { handleRoute, mountRoutes, type RouteDeps } from "./routing/routes.js";
 import { httpTelemetry, requestTelemetry, type HttpTelemetryDeps } from "./http/telemetry.js";
 import { mountDocsAndAudit } from "./pages/docs-audit-routes.js";
 

@@ -2,7 +2,7 @@ import { paymentsDidDocument } from "@board/proto";
 import { request } from "@board/service-kit";
 import type { Request, Response } from "express";
 import { sendUpstreamError } from "../http/errors.js";
-import type { ReadDeps } from "../http/read.js";
+import type { ReadDeps } from "../reads/read.js";
 
 /**
  * GET /.well-known/did.json: the did:web document of the keys that sign offers and receipts

@@ -33,7 +33,7 @@ const HISTORY: Partial<Record<NonNullable<Route["view"]>, Failure[]>> = {
 
 /**
  * What each route can answer besides its success, as the gateway's handlers do it
- * (http/routes.ts, read.ts, keys.ts, oauth.ts). Bodies are the one error body, except the
+ * (routing/routes.ts, read.ts, keys.ts, oauth.ts). Bodies are the one error body, except the
  * paid 402s (x402 and MPP bodies), which the payments service writes.
  */
 export function failuresOf(route: Route): Failure[] {

@@ -1,6 +1,6 @@
 import { X402_DISCOVERY_RESOURCES_PATH } from "@board/proto";
 import type { Request, Response } from "express";
-import type { ReadDeps } from "../http/read.js";
+import type { ReadDeps } from "../reads/read.js";
 import { API_CATALOG_PATH, API_CATALOG_TYPE, SERVER_CARD_TYPE, apiCatalog, apiCatalogLink } from "./api-catalog.js";
 import { getDidDocument } from "./did-document.js";
 import { document, sendDocument, type Document } from "./document.js";

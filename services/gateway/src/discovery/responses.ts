@@ -3,7 +3,7 @@ import type { RouteConfig, ZodRequestBody } from "@asteasolutions/zod-to-openapi
 import { BOARD_EVENTS_PATH, EVENT_STREAM_DEFAULTS, FRESHNESS_HEADERS, MCP_LIVE_PATH, X402_DISCOVERY_RESOURCES_PATH, type ErrorCode, type Route } from "@board/proto";
 import { CORS_EXPOSED_HEADERS } from "../http/cors.js";
 import { MCP_SESSION_HEADER, RESPONSE_HEADERS } from "../http/headers.js";
-import { authorizationServerMetadata, protectedResourceMetadata, protectedResourceMetadataPath } from "../http/oauth.js";
+import { authorizationServerMetadata, protectedResourceMetadata, protectedResourceMetadataPath } from "../oauth/server.js";
 import { API_CATALOG_TYPE, SERVER_CARD_TYPE } from "./api-catalog.js";
 import { readBody } from "./bodies.js";
 import { byStatus, failuresOf } from "./failures.js";

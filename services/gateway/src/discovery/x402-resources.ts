@@ -1,7 +1,7 @@
 import { DiscoveryResourcesQuery, OUTPUT_EXAMPLES, PAID_ROUTES, paymentsRequirements, sellingUrl, type Route } from "@board/proto";
 import { request } from "@board/service-kit";
 import type { Request, Response } from "express";
-import type { BoardViewDeps } from "../http/board-view.js";
+import type { BoardViewDeps } from "../reads/board-view.js";
 import { sendError, sendUpstreamError } from "../http/errors.js";
 import { SERVICE_TITLE } from "./terms.js";
 import { X402PaymentRequired } from "./wire-schemas.js";

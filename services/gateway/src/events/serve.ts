@@ -2,7 +2,7 @@ import { BOARD_EVENTS_PATH } from "@board/proto";
 import type { Request, Response } from "express";
 import { clientOf } from "../http/client-address.js";
 import { sendError } from "../http/errors.js";
-import { withinAnonymousBurst, type ReadDeps } from "../http/read.js";
+import { withinAnonymousBurst, type ReadDeps } from "../reads/read.js";
 import { STREAM_HEADERS } from "./sse.js";
 import type { EventStreams } from "./streams.js";
 

@@ -1,5 +1,4 @@
 import { DataDelay, DEPRECATION_HEADER, FRESHNESS_HEADERS, SUNSET_HEADER } from "@board/proto";
-import type { JsonSchema } from "../discovery/schemas.js";
 
 /**
  * The HTTP headers of the API, named once: the readers, the discovery documents and CORS
@@ -93,7 +92,7 @@ export const RESPONSE_HEADERS = {
     schema: { type: "string" },
   },
   "X-Accel-Buffering": { description: "On an event stream: no. Proxies that honour it (nginx) pass each event on at once instead of buffering.", schema: { type: "string", const: "no" } },
-} satisfies Record<string, { description: string; schema: JsonSchema }>;
+} satisfies Record<string, { description: string; schema: Record<string, unknown> }>;
 
 /** A deprecated route's headers (http/deprecation.ts): not in RESPONSE_HEADERS while no route is deprecated (an unused component fails its lint). */
 export const DEPRECATION_HEADERS = [DEPRECATION_HEADER, SUNSET_HEADER] as const;

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import type { PaymentsMode, Route } from "@board/proto";
-import type { BoardViewDeps } from "../http/board-view.js";
+import type { BoardViewDeps } from "../reads/board-view.js";
 import { renderLandingPage, type BoardSlice } from "./render.js";
 import { readSlice, type DrawnViews, type SliceRead } from "./slice.js";
 

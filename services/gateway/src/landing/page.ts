@@ -2,7 +2,7 @@ import { ROUTES } from "@board/proto";
 import type { Request, Response } from "express";
 import { apiCatalogLink } from "../discovery/api-catalog.js";
 import { preferredEncoding } from "../http/encoding.js";
-import type { ReadDeps } from "../http/read.js";
+import type { ReadDeps } from "../reads/read.js";
 import { LandingPages, type RenderedPage } from "./cache.js";
 import { readPaymentsMode } from "./payments-mode.js";
 import { STYLE_HASH } from "./style.js";

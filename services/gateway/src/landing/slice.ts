@@ -1,7 +1,7 @@
 import { boardRead, FreeBoard, FullBoard, type ViewName } from "@board/proto";
 import { isBusError, requestBytes } from "@board/service-kit";
 import type { z } from "zod";
-import type { BoardViewDeps } from "../http/board-view.js";
+import type { BoardViewDeps } from "../reads/board-view.js";
 
 /** The two views the page is drawn from, with the ETags the board gave them. */
 export interface DrawnViews {

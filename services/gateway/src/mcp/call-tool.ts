@@ -17,9 +17,9 @@ import { addressBurstKey, consume, type BurstFailure } from "../access/meter.js"
 import { resolveAccess } from "../access/principal.js";
 import { purchaseRead } from "../access/purchase.js";
 import { toolOutput } from "../discovery/tool-output.js";
-import { deliveryOf, type BoardViewReply } from "../http/board-view.js";
+import { deliveryOf, type BoardViewReply } from "../reads/board-view.js";
 import { upstreamFailure } from "../http/errors.js";
-import type { ReadDeps } from "../http/read.js";
+import type { ReadDeps } from "../reads/read.js";
 import { stringParams } from "../http/query-params.js";
 import { errorResult, failureResult, paymentRequiredResult, readResult } from "./results.js";
 

@@ -3,7 +3,7 @@ import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { Request, Response } from "express";
 import { clientOf } from "../http/client-address.js";
 import { CREDENTIAL_HEADERS, MCP_SESSION_HEADER, requestHeader } from "../http/headers.js";
-import type { ReadDeps } from "../http/read.js";
+import type { ReadDeps } from "../reads/read.js";
 import type { McpCaller } from "./call-tool.js";
 import { readMessage, RPC, sendRpcError } from "./message.js";
 import { buildMcpServer } from "./server.js";

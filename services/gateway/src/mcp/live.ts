@@ -6,8 +6,8 @@ import { resolveAccess } from "../access/principal.js";
 import { clientOf } from "../http/client-address.js";
 import { sendError, sendUpstreamError } from "../http/errors.js";
 import { CREDENTIAL_HEADERS, requestHeader } from "../http/headers.js";
-import { protectedResourceMetadataPath } from "../http/oauth.js";
-import { withinAnonymousBurst, type ReadDeps } from "../http/read.js";
+import { protectedResourceMetadataPath } from "../oauth/server.js";
+import { withinAnonymousBurst, type ReadDeps } from "../reads/read.js";
 import { checkedMessage } from "./endpoint.js";
 import { buildMcpServer } from "./server.js";
 

@@ -3,7 +3,7 @@ import { requestBytes } from "@board/service-kit";
 import { McpError, type ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
 import { addressBurstKey, consume } from "../access/meter.js";
 import { upstreamFailure } from "../http/errors.js";
-import type { ReadDeps } from "../http/read.js";
+import type { ReadDeps } from "../reads/read.js";
 import type { McpCaller } from "./call-tool.js";
 
 /** MCP's code for a resource the server does not have (server/resources, "Error Handling"). */

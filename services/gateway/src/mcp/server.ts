@@ -16,7 +16,7 @@ import { getPrompt, LISTED_PROMPTS, PROMPTS_CAPABILITY } from "../discovery/mcp-
 import { LISTED_RESOURCES, RESOURCES_CAPABILITY } from "../discovery/mcp-resources.js";
 import { listedTool } from "../discovery/mcp-tools.js";
 import { PRICE_TOOL, PRICE_TOOL_NAME } from "../discovery/price-tool.js";
-import type { ReadDeps } from "../http/read.js";
+import type { ReadDeps } from "../reads/read.js";
 import { callTool, type McpCaller } from "./call-tool.js";
 import { callPriceTool } from "./price-call.js";
 import { readResource, resourceAt } from "./resources.js";

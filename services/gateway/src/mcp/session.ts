@@ -5,7 +5,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import type { IsomorphicHeaders } from "@modelcontextprotocol/sdk/types.js";
 import type { Request, Response } from "express";
 import { CREDENTIAL_HEADERS } from "../http/headers.js";
-import type { ReadDeps } from "../http/read.js";
+import type { ReadDeps } from "../reads/read.js";
 import type { McpCaller } from "./call-tool.js";
 import { buildMcpServer, type ResourceSubscriptions } from "./server.js";
 

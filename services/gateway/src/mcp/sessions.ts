@@ -3,7 +3,7 @@ import type { Request } from "express";
 import { clientOf } from "../http/client-address.js";
 import { StreamCaps, type CapLimits, type CapRefusal } from "../events/caps.js";
 import type { BoardEventFeed } from "../events/feed.js";
-import type { ReadDeps } from "../http/read.js";
+import type { ReadDeps } from "../reads/read.js";
 import { changedResources } from "./resource-updates.js";
 import { McpSession } from "./session.js";
 

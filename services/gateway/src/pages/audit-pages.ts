@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { BoardViewDeps } from "../http/board-view.js";
+import type { BoardViewDeps } from "../reads/board-view.js";
 import { AUDIT_STYLE_HASH, renderAuditPage, type AuditSlice } from "./audit.js";
 import { readAuditViews, type AuditViews } from "./audit-views.js";
 import { PAGE_HEADERS, prepare, sendPrepared, type Prepared } from "./prepared.js";

@@ -1,7 +1,7 @@
 import { boardRead, BoardStatus, PerfView, SignalAuditView, type ViewName } from "@board/proto";
 import { isBusError, requestBytes } from "@board/service-kit";
 import type { z } from "zod";
-import type { BoardViewDeps } from "../http/board-view.js";
+import type { BoardViewDeps } from "../reads/board-view.js";
 
 /** A view as read, with the ETag the board gave it. */
 interface Known<T> {

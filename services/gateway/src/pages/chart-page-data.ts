@@ -1,6 +1,6 @@
 import { boardRead, NameHistoryView, NameSeries, SERIES_STREAM, seriesSubject, type EntryState, type PaymentsMode } from "@board/proto";
 import { requestBytes } from "@board/service-kit";
-import type { BoardViewDeps } from "../http/board-view.js";
+import type { BoardViewDeps } from "../reads/board-view.js";
 import { readPaymentsMode } from "../landing/payments-mode.js";
 import { readSlice, type DrawnViews, type SliceRead } from "../landing/slice.js";
 

@@ -1,5 +1,5 @@
 import type { Express } from "express";
-import type { ReadDeps } from "../http/read.js";
+import type { ReadDeps } from "../reads/read.js";
 import { sendError } from "../http/errors.js";
 import { AuditPages } from "./audit-pages.js";
 import { DOCS_ASSETS_PATH, loadDocsAssets } from "./docs-assets.js";

@@ -7,7 +7,7 @@ import { deprecatedRouteLines } from "../../src/discovery/deprecations.js";
 import { openApiDocument } from "../../src/discovery/openapi.js";
 import { CORS_EXPOSED_HEADERS, withCors } from "../../src/http/cors.js";
 import { Exchange } from "../../src/http/exchange.js";
-import { handleRoute, type RouteDeps } from "../../src/http/routes.js";
+import { handleRoute, type RouteDeps } from "../../src/routing/routes.js";
 
 // No route is deprecated today: these are catalogue entries marked deprecated here, answered by
 // the gateway's own route handler (every answer goes through handleRoute).

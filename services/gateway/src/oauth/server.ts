@@ -1,10 +1,10 @@
 import { ACCESS_TOKEN_SCOPE, identityJwks, identityToken, MCP_LIVE_PATH, oauthResourceUrl, TokenRequest, type OAuthResource } from "@board/proto";
 import { request } from "@board/service-kit";
 import type { Request, Response } from "express";
-import { readForm } from "./bodies.js";
-import { sendUpstreamError } from "./errors.js";
-import { CREDENTIAL_HEADERS, requestHeader } from "./headers.js";
-import { withinAnonymousBurst, type ReadDeps } from "./read.js";
+import { readForm } from "../http/bodies.js";
+import { sendUpstreamError } from "../http/errors.js";
+import { CREDENTIAL_HEADERS, requestHeader } from "../http/headers.js";
+import { withinAnonymousBurst, type ReadDeps } from "../reads/read.js";
 
 /** RFC 6749 5.1/5.2: token responses are never cached. */
 export function noStore(res: Response): Response {

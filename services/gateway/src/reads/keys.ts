@@ -1,8 +1,8 @@
 import { FreeKeyRequest, identityFreeKey, identitySignInChallenge, identitySignInVerify, SignInChallengeRequest, SignInPayload } from "@board/proto";
 import { BusError, request } from "@board/service-kit";
 import type { Request, Response } from "express";
-import { readJsonObject } from "./bodies.js";
-import { sendError, sendUpstreamError } from "./errors.js";
+import { readJsonObject } from "../http/bodies.js";
+import { sendError, sendUpstreamError } from "../http/errors.js";
 import { walletOf, withinNewCredentialLimit } from "./new-credentials.js";
 import { withinAnonymousBurst, type ReadDeps } from "./read.js";
 

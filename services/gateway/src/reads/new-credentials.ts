@@ -2,8 +2,8 @@ import { meteringNewCredential, type NewCredentialReply, type SignInPayload } fr
 import { request, type NatsConnection } from "@board/service-kit";
 import type { Request, Response } from "express";
 import type { CountedWallets } from "../access/counted-wallets.js";
-import { clientOf } from "./client-address.js";
-import { sendError, sendUpstreamError } from "./errors.js";
+import { clientOf } from "../http/client-address.js";
+import { sendError, sendUpstreamError } from "../http/errors.js";
 
 /** What the gateway is about to give the client address: a free key, or a wallet's sign-in (identity's principal id). */
 export type NewCredential = { kind: "free_key" } | { kind: "wallet"; wallet: string };

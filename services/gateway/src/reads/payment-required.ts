@@ -2,7 +2,7 @@ import { MAX_RESOURCE_QUERY_CHARS, paymentsCatalogue, paymentsRequirements, type
 import { request } from "@board/service-kit";
 import type { Request, Response } from "express";
 import type { BoardViewDeps } from "./board-view.js";
-import { sendUpstreamError } from "./errors.js";
+import { sendUpstreamError } from "../http/errors.js";
 
 /**
  * The 402 of a paid route, as payments builds it (x402 v2 header, v1-dialect body with the

@@ -5,10 +5,10 @@ import { busInstrumentsOf, requestBytes, type BytesReply, type NatsConnection } 
 import type { Request, Response } from "express";
 import type { RefusedCredentials } from "../access/refused-credentials.js";
 import type { ResolvedPrincipals } from "../access/resolved-principals.js";
-import { preferredEncoding } from "./encoding.js";
-import { sendUpstreamError } from "./errors.js";
-import type { SharedReads } from "./shared-reads.js";
-import { ViewTemplates } from "./view-templates.js";
+import { preferredEncoding } from "../http/encoding.js";
+import { sendUpstreamError } from "../http/errors.js";
+import type { SharedReads } from "../http/shared-reads.js";
+import { ViewTemplates } from "../http/view-templates.js";
 
 export interface BoardViewDeps {
   nc: NatsConnection;

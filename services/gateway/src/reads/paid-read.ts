@@ -5,8 +5,8 @@ import type { Request, Response } from "express";
 import { purchaseRead, type Payment } from "../access/purchase.js";
 import type { ServedReads } from "../access/served-reads.js";
 import { deliveryOf, readBoardView, readDelivered, sendBoardView, type BoardViewDeps } from "./board-view.js";
-import { sendUpstreamError } from "./errors.js";
-import { CREDENTIAL_HEADERS, requestHeader, type RESPONSE_HEADERS } from "./headers.js";
+import { sendUpstreamError } from "../http/errors.js";
+import { CREDENTIAL_HEADERS, requestHeader, type RESPONSE_HEADERS } from "../http/headers.js";
 import { queryString, sendPaymentRequired } from "./payment-required.js";
 
 export interface PaidReadDeps extends BoardViewDeps {

@@ -1,10 +1,10 @@
 import { identityRegister, type RegisterReply } from "@board/proto";
 import { request } from "@board/service-kit";
 import type { Request, Response } from "express";
-import { readJsonObject } from "./bodies.js";
-import { sendUpstreamError } from "./errors.js";
-import { noStore, oauthError } from "./oauth.js";
-import { withinAnonymousBurst, type ReadDeps } from "./read.js";
+import { readJsonObject } from "../http/bodies.js";
+import { sendUpstreamError } from "../http/errors.js";
+import { noStore, oauthError } from "./server.js";
+import { withinAnonymousBurst, type ReadDeps } from "../reads/read.js";
 
 /**
  * POST /oauth/register: RFC 7591 dynamic client registration, open to anyone (an MCP host

@@ -2,9 +2,9 @@ import { AuthorizeRequest, ConsentRequest, identityAuthorize, identityConsent, t
 import { request } from "@board/service-kit";
 import type { Request, Response } from "express";
 import { authorizeErrorPage, consentCsp, consentPage } from "../consent/page.js";
-import { MAX_FORM_BYTES, readForm, readParams } from "./bodies.js";
-import { sendUpstreamError } from "./errors.js";
-import { withinAnonymousBurst, type ReadDeps } from "./read.js";
+import { MAX_FORM_BYTES, readForm, readParams } from "../http/bodies.js";
+import { sendUpstreamError } from "../http/errors.js";
+import { withinAnonymousBurst, type ReadDeps } from "../reads/read.js";
 
 const QUERY_FIELDS = ["response_type", "client_id", "redirect_uri", "scope", "state", "code_challenge", "code_challenge_method"] as const;
 

@@ -4,17 +4,17 @@ import { DISCOVERY_HANDLERS } from "../discovery/index.js";
 import { serveEvents, type EventStreams } from "../events/index.js";
 import { serveLandingPage } from "../landing/page.js";
 import { mountChartPages } from "../pages/chart-page-routes.js";
-import { answerPreflight, isPreflight, methodsOf } from "./cors.js";
-import { setDeprecationHeaders } from "./deprecation.js";
-import { sendError } from "./errors.js";
-import { Exchange } from "./exchange.js";
-import { getSignInNonce, postFreeKey, postSignInVerify } from "./keys.js";
-import { authorizationServerMetadata, getJwks, postToken, protectedResourceMetadata, protectedResourceMetadataPath, sendMetadata } from "./oauth.js";
-import { getAuthorize, postAuthorize } from "./oauth-authorize.js";
-import { postRegister } from "./oauth-register.js";
-import { sendCatalogue } from "./payment-required.js";
-import { stringParams } from "./query-params.js";
-import { serveRead, type ReadDeps } from "./read.js";
+import { answerPreflight, isPreflight, methodsOf } from "../http/cors.js";
+import { setDeprecationHeaders } from "../http/deprecation.js";
+import { sendError } from "../http/errors.js";
+import { Exchange } from "../http/exchange.js";
+import { getSignInNonce, postFreeKey, postSignInVerify } from "../reads/keys.js";
+import { authorizationServerMetadata, getJwks, postToken, protectedResourceMetadata, protectedResourceMetadataPath, sendMetadata } from "../oauth/server.js";
+import { getAuthorize, postAuthorize } from "../oauth/authorize.js";
+import { postRegister } from "../oauth/register.js";
+import { sendCatalogue } from "../reads/payment-required.js";
+import { stringParams } from "../http/query-params.js";
+import { serveRead, type ReadDeps } from "../reads/read.js";
 
 /** An MCP endpoint. mcp/ builds on http/, so the wiring hands it in rather than this file importing it. */
 export interface McpEndpoint {
