@@ -10,7 +10,7 @@ import { nameSeries, publishSeries, type SeriesPublished } from "../../services/
 import { buildSnapshotWithBars } from "../../services/scanner-ingest/src/snapshot.js";
 import { loadUniverse } from "../../services/scanner-ingest/src/universe.js";
 import { sectorMembers } from "../../services/gateway/src/pages/sector-page.js";
-import { sectorPath } from "../../services/gateway/src/pages/sector-page-slug.js";
+import { sectorPath } from "../../services/gateway/src/landing/sector-path.js";
 import { Stack, until } from "./harness.js";
 
 /** Debian's chromium; never a downloaded browser. */

@@ -1,5 +1,5 @@
 import { SectorLabel, type BookCode, type EntryState, type FullBoard } from "@board/proto";
-import { sectorPath } from "../pages/sector-page-slug.js";
+import { sectorPath } from "./sector-path.js";
 import { html, type Html } from "./html.js";
 
 /** Five score bands; each has a colour and a word, so the map reads without colour too. */

@@ -5,7 +5,7 @@ import { ChartPageCache, chartPage, sendChartPage } from "./chart-page-shell.js"
 import { DelayedSource, readSeries, readStates } from "./chart-page-data.js";
 import { renderNamePage } from "./name-page.js";
 import { renderSectorPage, sectorEtfOf } from "./sector-page.js";
-import { sectorOf, sectorPath } from "./sector-page-slug.js";
+import { sectorOf, sectorPath } from "../landing/sector-path.js";
 
 export const NAME_PAGE_PATH = "/board/:sym";
 export const SECTOR_PAGE_PATH = "/board/sector/:label";

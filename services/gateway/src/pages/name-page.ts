@@ -3,7 +3,7 @@ import { formatChange, formatDateTime, formatPrice, formatScore } from "../landi
 import { html, type Html } from "../landing/html.js";
 import { renderChart, renderChartLegend, type ChartLevel } from "./chart.js";
 import { renderShell } from "./chart-page-shell.js";
-import { sectorPath } from "./sector-page-slug.js";
+import { sectorPath } from "../landing/sector-path.js";
 
 /** The name's setup on the delayed board: its lane entry (the swing lane's first), with where it was found. */
 export interface FreeSetup {

@@ -1,7 +1,7 @@
 import type { EntryState, NameSeries } from "@board/proto";
 import { describe, expect, it } from "vitest";
 import { renderChart } from "../../src/pages/chart.js";
-import { sectorOf, sectorSlug } from "../../src/pages/sector-page-slug.js";
+import { sectorOf, sectorSlug } from "../../src/landing/sector-path.js";
 
 const series: NameSeries = {
   version: 1,

@@ -1,6 +1,6 @@
 import { SectorLabel } from "@board/proto";
 
-/** A sector label as a path segment: "Biotech & Pharma" is biotech-pharma. */
+/** Where a sector's page lives (the heat map links there, the pages route it). A sector label as a path segment: "Biotech & Pharma" is biotech-pharma. */
 export function sectorSlug(label: SectorLabel): string {
   return label
     .toLowerCase()
