@@ -1,5 +1,5 @@
 import type { ConsentPrompt, OAuthResource } from "@board/proto";
-import { html, trusted, type Html } from "../landing/html.js";
+import { html, trusted, type Html } from "../http/html.js";
 import { CONSENT_STYLE, CONSENT_STYLE_HASH } from "./style.js";
 
 const RESOURCE_WORDS: Record<OAuthResource, string> = {

@@ -1,5 +1,5 @@
 import type { Route } from "@board/proto";
-import { html, type Html } from "./html.js";
+import { html, type Html } from "../http/html.js";
 
 /** How to pay or get in: every payment rail and credential of SPEC.md 4.1 and 5. */
 export function renderAccess(routes: readonly Route[]): Html {

@@ -1,6 +1,6 @@
 import type { BookCode, FreeBoard, FullBoard, NameRecord } from "@board/proto";
 import { formatChange, formatPrice, formatScore } from "./format.js";
-import { html, type Html } from "./html.js";
+import { html, type Html } from "../http/html.js";
 
 /** Per book of the free view: its regime verdict (verdict, stance, line) and its top names. */
 export function renderBooks(free: FreeBoard, delayed: FullBoard): Html {

@@ -1,4 +1,4 @@
-import { html, type Html } from "./html.js";
+import { html, type Html } from "../http/html.js";
 
 /**
  * How an agent inside an MCP host, or a program with a client generated from /openapi.json,

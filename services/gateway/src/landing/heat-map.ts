@@ -1,6 +1,6 @@
 import { SectorLabel, type BookCode, type EntryState, type FullBoard } from "@board/proto";
 import { sectorPath } from "./sector-path.js";
-import { html, type Html } from "./html.js";
+import { html, type Html } from "../http/html.js";
 
 /** Five score bands; each has a colour and a word, so the map reads without colour too. */
 export const HEAT_BANDS = [

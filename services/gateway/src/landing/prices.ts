@@ -1,5 +1,5 @@
 import type { Route } from "@board/proto";
-import { html, type Html } from "./html.js";
+import { html, type Html } from "../http/html.js";
 import { formatUsdc } from "./usdc.js";
 
 /** Every route sold per read, from the route catalogue, with its exact price. */

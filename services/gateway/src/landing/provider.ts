@@ -1,5 +1,5 @@
 import type { ProviderInfo } from "@board/proto";
-import { html, type Html } from "./html.js";
+import { html, type Html } from "../http/html.js";
 
 /** How late the board's prices are, in words a reader of the page understands. */
 export const DELAY_WORDS: Readonly<Record<NonNullable<ProviderInfo["delay"]>, string>> = {

@@ -4,7 +4,7 @@ import { renderBooks } from "./books.js";
 import { renderConnect } from "./connect.js";
 import { formatDateTime } from "./format.js";
 import { heatCells, renderHeatMap } from "./heat-map.js";
-import { html, trusted, type Html } from "./html.js";
+import { html, trusted, type Html } from "../http/html.js";
 import { renderPriceTable } from "./prices.js";
 import { renderProvider } from "./provider.js";
 import { STYLE } from "./style.js";

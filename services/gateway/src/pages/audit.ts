@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { addTradingDays } from "@board/market-calendar";
 import { DISCLAIMER, type PerfView, type SignalAuditView } from "@board/proto";
-import { html, trusted, type Html } from "../landing/html.js";
+import { html, trusted, type Html } from "../http/html.js";
 import { renderProvider } from "../landing/provider.js";
 import { STYLE as LANDING_STYLE } from "../landing/style.js";
 import type { AuditViews } from "./audit-views.js";

@@ -3,7 +3,7 @@ import { gzipSync } from "node:zlib";
 import { DISCLAIMER, type PaymentsMode, type ProviderInfo } from "@board/proto";
 import type { Request, Response } from "express";
 import { preferredEncoding } from "../http/encoding.js";
-import { html, trusted, type Html } from "../landing/html.js";
+import { html, trusted, type Html } from "../http/html.js";
 import { renderProvider } from "../landing/provider.js";
 import { STYLE } from "../landing/style.js";
 

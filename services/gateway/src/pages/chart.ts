@@ -3,7 +3,7 @@
 // with JavaScript off; the data attributes let a test check each drawn number against the board's.
 
 import type { EntryState, NameSeries } from "@board/proto";
-import { html, type Html } from "../landing/html.js";
+import { html, type Html } from "../http/html.js";
 
 export const CHART_WIDTH = 760;
 export const CHART_HEIGHT = 340;

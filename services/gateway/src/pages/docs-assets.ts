@@ -22,7 +22,8 @@ export const ASSET_CACHE_CONTROL = "public, max-age=31536000, immutable";
  * page's Content-Security-Policy admits scripts of this origin only. validatorUrl null: the
  * reference never asks swagger.io to validate the description (its default badge would).
  * deepLinking off: it wraps each operation's path in a link inside the operation's button,
- * an interactive control nested in another (axe nested-interactive).
+ * an interactive control nested in another (axe nested-interactive). syntaxHighlight off: its
+ * token colours on the dark example background fail WCAG contrast; plain text is white on it.
  */
 const INITIALIZER = `"use strict";
 window.addEventListener("DOMContentLoaded", function () {
@@ -37,6 +38,7 @@ window.addEventListener("DOMContentLoaded", function () {
     docExpansion: "list",
     tryItOutEnabled: false,
     filter: true,
+    syntaxHighlight: false,
     onComplete: function () {
       // Swagger UI's server picker has no label of its own.
       var servers = document.getElementById("servers");

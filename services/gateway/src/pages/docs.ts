@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { PAID_ROUTES } from "@board/proto";
 import { PRICE_RANGE } from "../discovery/terms.js";
-import { html, trusted } from "../landing/html.js";
+import { html, trusted } from "../http/html.js";
 import { ASSET_CACHE_CONTROL, type DocsAssets } from "./docs-assets.js";
 import { PAGE_HEADERS, prepare, sendPrepared, type Prepared } from "./prepared.js";
 

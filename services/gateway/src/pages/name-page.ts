@@ -1,6 +1,6 @@
 import type { BookCode, EntryState, FullBoard, LaneEntry, NameRecord, NameSeries, PaymentsMode } from "@board/proto";
 import { formatChange, formatDateTime, formatPrice, formatScore } from "../landing/format.js";
-import { html, type Html } from "../landing/html.js";
+import { html, type Html } from "../http/html.js";
 import { renderChart, renderChartLegend, type ChartLevel } from "./chart.js";
 import { renderShell } from "./chart-page-shell.js";
 import { sectorPath } from "../landing/sector-path.js";

@@ -1,6 +1,6 @@
 import type { EntryState, FullBoard, NameRecord, NameSeries, PaymentsMode, SectorLabel } from "@board/proto";
 import { formatChange, formatDateTime, formatPrice, formatScore } from "../landing/format.js";
-import { html } from "../landing/html.js";
+import { html } from "../http/html.js";
 import { renderChart, renderChartLegend } from "./chart.js";
 import { renderShell } from "./chart-page-shell.js";
 

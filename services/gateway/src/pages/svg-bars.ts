@@ -1,5 +1,5 @@
 import { formatChange } from "../landing/format.js";
-import { html, type Html } from "../landing/html.js";
+import { html, type Html } from "../http/html.js";
 
 /** One bar: a percentage, or null when there is nothing to measure (drawn as words, not as a zero). */
 export interface Bar {

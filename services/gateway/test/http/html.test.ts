@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { escapeHtml, html, trusted } from "../../src/landing/html.js";
+import { escapeHtml, html, trusted } from "../../src/http/html.js";
 
 describe("html", () => {
   it("escapes the five characters that matter in content and quoted attributes", () => {
