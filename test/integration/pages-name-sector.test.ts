@@ -230,9 +230,14 @@ describe("name and sector pages", () => {
     }
   });
 
-  it("serves a name page from a warm cache with p99 under 50 ms", async () => {
+  it("serves a name page from its rendered copy: a warm page asks neither the board nor the series stream", async () => {
     const path = `/board/${withSetup.sym}`;
     await raw(path);
+    // Every bus question a page could ask: board reads and the stream's message gets.
+    const asked: string[] = [];
+    const watch = [stack.nc.subscribe("board.v1.>"), stack.nc.subscribe("$JS.API.DIRECT.GET.>"), stack.nc.subscribe("$JS.API.STREAM.MSG.GET.>")];
+    for (const sub of watch) void (async () => { for await (const m of sub) asked.push(m.subject); })();
+    await stack.nc.flush();
     const times: number[] = [];
     let bytes = 0;
     let gzipBytes = 0;
@@ -244,9 +249,16 @@ describe("name and sector pages", () => {
       if (i % 2) gzipBytes = r.body.length;
       else bytes = r.body.length;
     }
+    await stack.nc.flush();
+    expect(asked).toEqual([]);
+    // The watch sees what a page asks: a name not drawn yet is read from the board and the stream.
+    const cold = delayed.names.map((n) => n.sym).findLast((sym) => sym !== withSetup.sym && !sym.includes("-"))!;
+    expect((await raw(`/board/${cold}`)).status).toBe(200);
+    await stack.nc.flush();
+    for (const sub of watch) sub.unsubscribe();
+    expect(asked.length).toBeGreaterThan(0);
+    // The latency is the bench's to bound (a timed assertion on a shared machine is a coin toss); said here for the record.
     times.sort((a, b) => a - b);
-    const p99 = times[Math.ceil(times.length * 0.99) - 1]!;
-    console.log(`name page: p50 ${times[150]!.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms, ${bytes} bytes (${gzipBytes} gzip)`);
-    expect(p99).toBeLessThan(50);
+    console.log(`name page: p50 ${times[150]!.toFixed(2)} ms, p99 ${times[Math.ceil(times.length * 0.99) - 1]!.toFixed(2)} ms, ${bytes} bytes (${gzipBytes} gzip)`);
   });
 });
