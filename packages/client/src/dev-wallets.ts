@@ -2,8 +2,8 @@
 // development chains (no rail configured): one funded buyer per rail and where each rail's chain
 // answers. The launcher writes this shape and the client reads it, so the two cannot drift.
 // Nothing here is real money: the chains are local and the Algorand and Circle ones are stand-ins.
+// The shape only (browser-safe); node/dev-wallets.ts reads the file.
 
-import { readFileSync } from "node:fs";
 import { z } from "zod";
 
 const EvmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
@@ -56,15 +56,9 @@ export const DevWallets = z.object({
 });
 export type DevWallets = z.infer<typeof DevWallets>;
 
-/** Reads and checks a dev-wallets file; throws naming the file when it is missing or malformed. */
-export function readDevWallets(file: string): DevWallets {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch {
-    throw new Error(`${file} is missing: start the stack with \`npm start\` (no rail configured) to get development wallets`);
-  }
-  const parsed = DevWallets.safeParse(JSON.parse(text));
-  if (!parsed.success) throw new Error(`${file} is not a development wallets file: ${parsed.error.issues[0]?.message ?? "bad shape"}`);
+/** Checks a dev-wallets document (the file's JSON, or the same fetched by a page); throws naming `source`. */
+export function parseDevWallets(json: unknown, source: string): DevWallets {
+  const parsed = DevWallets.safeParse(json);
+  if (!parsed.success) throw new Error(`${source} is not a development wallets file: ${parsed.error.issues[0]?.message ?? "bad shape"}`);
   return parsed.data;
 }

@@ -1,10 +1,9 @@
 // Every paid read leaves a receipt: which rail, what it cost, the settlement the board reported
 // (the PAYMENT-RESPONSE or Payment-Receipt header, decoded), the path and the time. The log is
-// kept in memory and, when given a file, appended to it as JSON lines (one receipt a line), so
-// a buyer keeps them across runs.
+// kept in memory and handed to a store so a buyer keeps them across runs: none by default,
+// localStorage in a browser, a JSON-lines file in Node (node/file-receipts.ts, the Node entry).
+// No node: import here: this file is part of the browser entry.
 
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
-import path from "node:path";
 import { z } from "zod";
 import { RAILS } from "./pay/types.js";
 
@@ -31,25 +30,52 @@ export const Receipt = z.object({
 });
 export type Receipt = z.infer<typeof Receipt>;
 
+/** Where receipts outlive the process. Synchronous: the daily cap counts them before it signs. */
+export interface ReceiptStore {
+  /** What the store holds (unchecked: the log keeps only what parses as a Receipt). */
+  load(): readonly unknown[];
+  append(receipt: Receipt): void;
+}
+
+/** Keeps nothing beyond the log's own memory: receipts end with the process or the page. */
+export function memoryReceipts(): ReceiptStore {
+  return { load: () => [], append: () => undefined };
+}
+
+/** A Storage-like object: window.localStorage in a browser. */
+export interface KeyValueStorage {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+}
+
+/** Receipts as a JSON array under `key` of a browser's localStorage (or any Storage given). */
+export function localStorageReceipts(key = "board.receipts", storage?: KeyValueStorage): ReceiptStore {
+  const store = storage ?? (globalThis as { localStorage?: KeyValueStorage }).localStorage;
+  if (!store) throw new Error("no localStorage here: pass a Storage, or use memoryReceipts()");
+  const read = (): unknown[] => {
+    const parsed = parseLine(store.getItem(key) ?? "[]");
+    return Array.isArray(parsed) ? parsed : [];
+  };
+  return {
+    load: read,
+    append: (receipt) => store.setItem(key, JSON.stringify([...read(), receipt])),
+  };
+}
+
 export class ReceiptLog {
   private readonly kept: Receipt[] = [];
 
-  /** `file`: a JSON-lines file the receipts are appended to; receipts already in it are loaded. */
-  constructor(readonly file: string | null = null) {
-    if (file && existsSync(file)) {
-      for (const line of readFileSync(file, "utf8").split("\n")) {
-        const parsed = line.trim() ? Receipt.safeParse(parseLine(line)) : null;
-        if (parsed?.success) this.kept.push(parsed.data);
-      }
+  /** Receipts already in `store` are loaded; every new one is appended to it. */
+  constructor(readonly store: ReceiptStore = memoryReceipts()) {
+    for (const raw of store.load()) {
+      const parsed = Receipt.safeParse(raw);
+      if (parsed.success) this.kept.push(parsed.data);
     }
   }
 
   add(receipt: Receipt): void {
     this.kept.push(receipt);
-    if (this.file) {
-      mkdirSync(path.dirname(this.file), { recursive: true });
-      appendFileSync(this.file, `${JSON.stringify(receipt)}\n`, { mode: 0o600 });
-    }
+    this.store.append(receipt);
   }
 
   all(): readonly Receipt[] {
@@ -62,7 +88,7 @@ export class ReceiptLog {
   }
 }
 
-function parseLine(line: string): unknown {
+export function parseLine(line: string): unknown {
   try {
     return JSON.parse(line);
   } catch {

@@ -9,6 +9,7 @@ import type { KeyPairSigner } from "@solana/kit";
 import type { SIWxSigner } from "@x402/extensions/sign-in-with-x";
 import type { LocalAccount } from "viem";
 import type { z } from "zod";
+import { base64, base64Text } from "./base64.js";
 import { fail, ok, type Result } from "./errors.js";
 import type { Http } from "./http.js";
 
@@ -49,7 +50,7 @@ export async function signIn(http: Http, wallet: WalletSigner): Promise<Result<S
     if (wallet.chain === "algorand") {
       if (!message) return fail("sign_in_failed", "the board's challenge carries no message to sign");
       const algosdk = (await import("algosdk")).default;
-      const signature = Buffer.from(algosdk.signBytes(new TextEncoder().encode(message), wallet.secretKey)).toString("base64");
+      const signature = base64(algosdk.signBytes(new TextEncoder().encode(message), wallet.secretKey));
       payload = { ...info, address, chainId, type: "ed25519", signature };
     } else {
       const siwx = await import("@x402/extensions/sign-in-with-x");
@@ -61,7 +62,7 @@ export async function signIn(http: Http, wallet: WalletSigner): Promise<Result<S
   } catch (err) {
     return fail("sign_in_failed", `the wallet could not sign in: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const header = Buffer.from(JSON.stringify(payload)).toString("base64");
+  const header = base64Text(JSON.stringify(payload));
   return ok({ header, payload, address, expires_at: new Date(payload.expirationTime ?? info.expirationTime) });
 }
 

@@ -4,12 +4,13 @@
 import { toClientAvmSigner } from "@x402/avm";
 import { ExactAvmScheme } from "@x402/avm/exact/client";
 import algosdk from "algosdk";
+import { base64 } from "../base64.js";
 import type { Payer } from "./types.js";
 import { x402Payer } from "./x402.js";
 
 export function algorandPayer(opts: { mnemonic: string; algodUrl: string; algodToken?: string; fetch?: typeof globalThis.fetch }): Payer {
   const account = algosdk.mnemonicToSecretKey(opts.mnemonic.trim());
-  const signer = toClientAvmSigner(Buffer.from(account.sk).toString("base64"));
+  const signer = toClientAvmSigner(base64(account.sk));
   const scheme = new ExactAvmScheme(signer, { algodUrl: opts.algodUrl, algodToken: opts.algodToken ?? "" });
   return x402Payer({
     rail: "algorand",

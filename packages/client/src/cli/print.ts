@@ -1,7 +1,10 @@
-// What `npm run buy` prints: one labelled line per fact, so people and tests can read it.
+// What the buyer command (`npm run buy`, `board-buy`) prints: one labelled line per fact, so people and tests can read it.
 
-import { formatUsdc, type Balance, type ClientError, type Receipt } from "@board/client";
 import type { FreshnessBlock } from "@board/proto";
+import type { Balance } from "../balance.js";
+import type { ClientError } from "../errors.js";
+import type { Receipt } from "../receipts.js";
+import { formatUsdc } from "../spend-cap.js";
 
 export function line(label: string, text: string): void {
   process.stdout.write(`${label.padEnd(8)} ${text}\n`);

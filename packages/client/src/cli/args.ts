@@ -1,6 +1,8 @@
-import { RAILS, READS, type Query, type Rail, type ReadPath } from "@board/client";
+import { RAILS, type Rail } from "../pay/types.js";
+import { READS, type Query, type ReadPath } from "../routes.js";
 
-export const USAGE = `usage: npm run buy -- <path> [--rail ${RAILS.join("|")}] [--watch] [--replay] [--json] [--cap <base units>]
+/** `command`: how the reader runs it (`npm run buy --` in the repository, `npx @board/client` elsewhere). */
+export const usage = (command: string): string => `usage: ${command} <path> [--rail ${RAILS.join("|")}] [--watch] [--replay] [--json] [--cap <base units>]
 
 Buys one read of the board and prints a summary of the body, the price, the receipt and the
 buyer's balance after. <path> is a read such as /api/board/regime or /api/board/name?sym=AAPL.
@@ -56,7 +58,7 @@ export function parseArgs(argv: readonly string[]): BuyArgs | "help" {
     else if (target === null) target = arg;
     else throw new UsageError(`one path at a time (got ${target} and ${arg})`);
   }
-  if (target === null) throw new UsageError("which read? e.g. npm run buy -- /api/board/regime");
+  if (target === null) throw new UsageError("which read? e.g. /api/board/regime");
   const url = new URL(target, "http://board.invalid");
   if (!(url.pathname in READS)) throw new UsageError(`${url.pathname} is not a read of the board`);
   return { ...args, path: url.pathname as ReadPath, query: Object.fromEntries(url.searchParams) };

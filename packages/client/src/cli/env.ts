@@ -3,7 +3,7 @@ import { z } from "zod";
 const url = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 
 /**
- * What `npm run buy` reads from the environment. Every buyer key is optional: a rail whose key
+ * What the buyer command (`npm run buy`, `board-buy`) reads from the environment. Every buyer key is optional: a rail whose key
  * is not set pays with the development wallet `npm start` wrote to dev-wallets.json.
  */
 export const BuyEnv = z.object({
