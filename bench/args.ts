@@ -24,6 +24,7 @@ export const ROW_IDS = [
   "free",
   "preview",
   "status",
+  "name-page",
   "license-board",
   "license-board-gzip",
   ...HISTORY_ROW_IDS,

@@ -2,6 +2,7 @@ import { ensureBusStreams } from "@board/service-kit";
 import { deleteSnapshotStream, fixtureSnapshot } from "@board/service-kit/testing";
 import type { Snapshot } from "@board/proto";
 import type { NatsConnection } from "nats";
+import { publishBenchSeries } from "./series.js";
 
 /** Names on the bench's boards: the whole universe, so the full board is as large as in production. */
 export const BENCH_NAMES = 565;
@@ -34,8 +35,14 @@ export const benchBoards = (): [Snapshot, Snapshot] => [
 ];
 
 export async function publishBenchBoards(nc: NatsConnection): Promise<void> {
-  for (const s of benchBoards()) await nc.jetstream().publish("board.snapshots.v1", new TextEncoder().encode(JSON.stringify(s)));
+  const boards = benchBoards();
+  for (const s of boards) await nc.jetstream().publish("board.snapshots.v1", new TextEncoder().encode(JSON.stringify(s)));
+  // The first is the closing board, the one the free pages draw (the delayed board): its names' charts.
+  await publishBenchSeries(nc, boards[0]);
 }
+
+/** The name page the bench reads: the delayed board's first name, drawn with its chart. */
+export const benchNamePage = (): string => `/board/${benchBoards()[0].board.names[0]!.sym}`;
 
 /** Until the gateway at `base` serves the board of `asof` (the second of publishBenchBoards). */
 export async function untilServing(base: string, asof = "2026-11-20", timeoutMs = 30_000): Promise<void> {

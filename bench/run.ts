@@ -5,6 +5,7 @@ import { request } from "undici";
 import type { Address, Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { DEFAULT_PAID_PAYERS, helpText, parseBenchArgs, ROW_IDS, type Cadence, type RowId } from "./args.js";
+import { benchNamePage } from "./boards.js";
 import { ceilingWidths, startBareServer, type BareBody, type BareServer, type CeilingServer } from "./ceiling.js";
 import { benchReceiptSigning, benchRecovery } from "./ecdsa.js";
 import { loadBenchEnv } from "./env.js";
@@ -153,6 +154,9 @@ async function main(): Promise<number> {
       await bench.row("free", "free read, stack", FREE_PATH, args.freeConcurrency, () => bench.timed("free", "free read, stack", s.base, FREE_PATH));
       await bench.row("preview", "free preview, stack", PREVIEW_PATH, args.freeConcurrency, () => bench.timed("preview", "free preview, stack", s.base, PREVIEW_PATH));
       await bench.row("status", "free read, stack", STATUS_PATH, args.freeConcurrency, () => bench.timed("status", "free read, stack", s.base, STATUS_PATH));
+      // A free page per name (HTML with its chart, rendered once per board): no ceiling of the same bytes is run, so no ratio.
+      const namePage = benchNamePage();
+      await bench.row("name-page", "name page, stack", namePage, args.freeConcurrency, () => bench.timed("name-page", "name page, stack", s.base, namePage));
       await bench.row("license-board", "licensed full board (X-License-Key)", BOARD_PATH, args.freeConcurrency, () =>
         bench.timed("license-board", "licensed full board (X-License-Key)", s.base, BOARD_PATH, { headers: licenseHeader! }),
       );
@@ -251,6 +255,7 @@ async function main(): Promise<number> {
       // Each row against the ceiling that served the same kind of bytes.
       const ceilingFor = (id: string): keyof typeof ceilings => (id === "license-board" || id === "ceiling-board" ? "ceiling-board" : id === "license-board-gzip" || id === "ceiling-board-gzip" ? "ceiling-board-gzip" : "ceiling");
       for (const r of bench.rows) {
+        if (r.id === "name-page") continue;
         const c = historyIds.includes(r.id as HistoryRowId) || historyIds.some((id) => r.id === `ceiling-${id}`) ? historyCeilings.get(r.id.replace(/^ceiling-/, "")) : ceilings[ceilingFor(r.id)];
         if (!c?.requestsPerSecond) continue;
         r.ratioToCeiling = r.requestsPerSecond / c.requestsPerSecond;
