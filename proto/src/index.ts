@@ -5,3 +5,4 @@ export * from "./routes/index.js";
 export * from "./proof.js";
 export * from "./mcp/tools.js";
 export * from "./mcp/resources.js";
+export * from "./mpp-usdc.js";

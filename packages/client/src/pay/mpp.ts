@@ -4,10 +4,11 @@
 // authorization of exactly that, with mppx's `evm` payload and EIP-712 pieces, its nonce bound to
 // the challenge. The settlement comes back in Payment-Receipt.
 //
-// The method's schema mirrors the payments service's (services/payments/src/rails/mpp/method.ts):
-// client and server must agree on it, as on any wire contract.
+// The challenge's request schema is the wire contract the payments service issues it by
+// (@board/proto's UsdcChargeRequest); the credential's payload is mppx's `evm` one.
 
-import { Credential, Method, Receipt, z } from "mppx";
+import { CHARGE_INTENT, USDC_METHOD, UsdcChargeRequest } from "@board/proto";
+import { Credential, Method, Receipt } from "mppx";
 import { Mppx } from "mppx/client";
 import { AuthorizationPayloadSchema, authorizationDomain, authorizationTypes, challengeHash, toSource } from "mppx/evm";
 import { getAddress, type Hex, type LocalAccount } from "viem";
@@ -15,22 +16,9 @@ import { privateKeyToAccount } from "viem/accounts";
 import { networkError, type ClientError } from "../errors.js";
 import { recordingFetch, type Payer, type PayOutcome, type Quote, type Settlement } from "./types.js";
 
-const UsdcChargeRequest = z.object({
-  amount: z.string().check(z.regex(/^\d+$/)),
-  currency: z.address(),
-  recipient: z.address(),
-  externalId: z.optional(z.string()),
-  methodDetails: z.object({
-    chainId: z.number(),
-    network: z.string(),
-    decimals: z.number(),
-    eip712: z.object({ name: z.string(), version: z.string() }),
-  }),
-});
-
 export const usdcMethod = Method.from({
-  name: "usdc",
-  intent: "charge",
+  name: USDC_METHOD,
+  intent: CHARGE_INTENT,
   schema: { credential: { payload: AuthorizationPayloadSchema }, request: UsdcChargeRequest },
 });
 

@@ -1,7 +1,8 @@
 import { Credential, Method, type Challenge } from "mppx";
 import { authorizationDomain, authorizationTypes, toSource } from "mppx/evm";
 import { getAddress, type Address, type Hex, type LocalAccount } from "viem";
-import { authorizationNonce, usdcMethod, type UsdcAuthorization, type UsdcChargeRequest } from "../../src/rails/mpp/method.js";
+import type { UsdcChargeRequest } from "@board/proto";
+import { authorizationNonce, usdcMethod, type UsdcAuthorization } from "../../src/rails/mpp/method.js";
 
 /** A usdc/charge challenge as mppx's client hands it to a method. */
 export type UsdcChallenge = Challenge.Challenge<UsdcChargeRequest, "charge", "usdc">;

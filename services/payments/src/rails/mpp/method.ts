@@ -1,46 +1,18 @@
-import { Method, Receipt, z } from "mppx";
+import { CHARGE_INTENT, USDC_METHOD, UsdcChargeRequest } from "@board/proto";
+import { Method, Receipt, type z } from "mppx";
 import { AuthorizationPayloadSchema, challengeHash, networkOf } from "mppx/evm";
 import type { Address, Hex } from "viem";
 import type { Eip3009Authorization } from "../eip3009.js";
 
 /**
  * The MPP `usdc` payment method, intent `charge` (SPEC.md 4.1 rule 5): the challenge asks for
- * an exact amount of USDC to a recipient on one EVM chain; the credential is the payer's
- * EIP-3009 transferWithAuthorization for exactly that, which our facilitator settles.
+ * an exact amount of USDC to a recipient on one EVM chain (its request, the contract the client
+ * shares: @board/proto's UsdcChargeRequest); the credential is the payer's EIP-3009
+ * transferWithAuthorization for exactly that, which our facilitator settles.
  *
  * The credential payload and the EIP-712 pieces are mppx's own `evm` method's (the same
  * EIP-3009 authorization), so clients that sign for `evm` sign the same bytes for `usdc`.
  */
-export const USDC_METHOD = "usdc" as const;
-export const CHARGE_INTENT = "charge" as const;
-/** USDC's 6 decimals: amounts on the wire are base units. */
-export const USDC_DECIMALS = 6;
-
-const baseUnits = z.string().check(z.regex(/^\d+$/, "amount must be an integer number of base units"));
-
-/** The EIP-712 domain name and version of the token, which the payer signs against. */
-export const Eip712Token = z.object({ name: z.string().check(z.minLength(1)), version: z.string().check(z.minLength(1)) });
-export type Eip712Token = z.infer<typeof Eip712Token>;
-
-/** The challenge's `request`: what must be paid, to whom, in which token, on which chain. */
-export const UsdcChargeRequest = z.object({
-  /** Base units (6 decimals). */
-  amount: baseUnits,
-  /** The USDC contract. */
-  currency: z.address(),
-  /** Our payTo address. */
-  recipient: z.address(),
-  /** A fresh id per 402 (our quote id): challenge ids stay unique and the receipt echoes it. */
-  externalId: z.optional(z.string()),
-  methodDetails: z.object({
-    chainId: z.number(),
-    /** CAIP-2 form of chainId, as the x402 offers name it. */
-    network: z.string(),
-    decimals: z.number(),
-    eip712: Eip712Token,
-  }),
-});
-export type UsdcChargeRequest = z.infer<typeof UsdcChargeRequest>;
 
 /** The credential's `payload`: an EIP-3009 authorization and its signature (mppx `evm` shape). */
 export const UsdcAuthorization = AuthorizationPayloadSchema;

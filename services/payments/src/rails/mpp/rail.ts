@@ -1,8 +1,9 @@
 import { randomBytes } from "node:crypto";
+import type { Eip712Token } from "@board/proto";
 import { Challenge, Credential, Errors, Receipt, Store } from "mppx";
 import { Mppx } from "mppx/server/core";
 import type { Address, Hex } from "viem";
-import { networkOfChain, usdcReceipt, type Eip712Token, type UsdcAuthorization } from "./method.js";
+import { networkOfChain, usdcReceipt, type UsdcAuthorization } from "./method.js";
 import { isMalformedInput } from "../malformed-input.js";
 import { malformed, refusal, UsdcRefusal, type MppRefusal } from "./reasons.js";
 import { usdcCharge, type SettleAuthorization, type VerifyAuthorization } from "./server-method.js";

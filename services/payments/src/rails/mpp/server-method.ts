@@ -1,17 +1,9 @@
+import { USDC_DECIMALS, type Eip712Token, type UsdcChargeRequest } from "@board/proto";
 import { Method } from "mppx";
 import { authorizationDomain, toSource } from "mppx/evm";
 import { getAddress, recoverAddress, type Address, type Hex } from "viem";
 import { transferAuthorizationDigest, type Eip3009Authorization } from "../eip3009.js";
-import {
-  authorizationNonce,
-  networkOfChain,
-  toEip3009,
-  usdcMethod,
-  usdcReceipt,
-  USDC_DECIMALS,
-  type Eip712Token,
-  type UsdcChargeRequest,
-} from "./method.js";
+import { authorizationNonce, networkOfChain, toEip3009, usdcMethod, usdcReceipt } from "./method.js";
 import { UsdcRefusal, type MppReason } from "./reasons.js";
 
 /** Where an authorization is to be checked or settled. */
