@@ -1,11 +1,10 @@
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import net from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { BOARD_EVENTS_PATH, BoardPublishedEvent, BUS_GRANTS, BUS_PRINCIPALS, BUS_STREAMS, identityLicenseIssue, identityLicenseList, inboxPrefixOf, pingEndpoint, SERVICE_NAMES, type BusPrincipal } from "@board/proto";
-import { BUS_STREAM_CONFIGS, ensureBusStreams, request, renderAuthorization } from "@board/service-kit";
-import { fixtureSnapshot, freePort } from "@board/service-kit/testing";
+import { BOARD_EVENTS_PATH, BoardPublishedEvent, BUS_GRANTS, BUS_STREAMS, identityLicenseIssue, identityLicenseList, inboxPrefixOf, pingEndpoint, SERVICE_NAMES, type BusPrincipal } from "@board/proto";
+import { BUS_STREAM_CONFIGS, ensureBusStreams, request } from "@board/service-kit";
+import { busOptionsOf, fixtureSnapshot, TestNatsServer } from "@board/service-kit/testing";
 import { startEvmChain, type EvmChain } from "@board/test-chains/evm";
 import { x402Client } from "@x402/core/client";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
@@ -18,56 +17,20 @@ import { ScannerEnv } from "../../services/scanner-ingest/src/env.js";
 import { startScanner, type ScannerService } from "../../services/scanner-ingest/src/start.js";
 import { Stack } from "./harness.js";
 
-const NATS_SERVER = "/usr/sbin/nats-server";
 const dir = mkdtempSync(path.join(tmpdir(), "bus-auth-"));
-let server: ChildProcess | null = null;
-/** Everything nats-server wrote: it logs each permission violation with the client's name. */
-let serverLog = "";
+/** A private nats-server with authorization on, configured by the same renderer deployments use; it logs each permission violation with the client's name. */
+let server: TestNatsServer | null = null;
 let url = "";
 let chain: EvmChain;
 const stack = new Stack();
 const opened: NatsConnection[] = [];
 let scanner: ScannerService | null = null;
 
-/** A fresh user nkey per principal, and the test's own unrestricted user. */
-const keys = Object.fromEntries([...BUS_PRINCIPALS, "admin"].map((p) => [p, nkeys.createUser()])) as Record<BusPrincipal | "admin", ReturnType<typeof nkeys.createUser>>;
-const seedOf = (p: BusPrincipal | "admin") => new TextDecoder().decode(keys[p].getSeed());
-const publicOf = (p: BusPrincipal | "admin") => keys[p].getPublicKey();
-
-const portAnswers = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const s = net.connect(port, "127.0.0.1", () => (s.destroy(), resolve(true)));
-    s.on("error", () => resolve(false));
-  });
-
-/** A private nats-server with authorization on, configured by the same renderer deployments use. */
-async function authorizedNats(): Promise<string> {
-  const port = await freePort();
-  const conf = path.join(dir, "nats.conf");
-  const authorization = renderAuthorization(
-    BUS_PRINCIPALS.map((principal) => ({ principal, nkey: publicOf(principal) })),
-    publicOf("admin"),
-  );
-  writeFileSync(conf, `listen: "127.0.0.1:${port}"\njetstream { store_dir: "${path.join(dir, "js")}" }\ninclude "./authorization.conf"\n`);
-  writeFileSync(path.join(dir, "authorization.conf"), authorization);
-  server = spawn(NATS_SERVER, ["-c", conf], { stdio: ["ignore", "ignore", "pipe"] });
-  server.stderr?.on("data", (d: Buffer) => (serverLog += d.toString()));
-  const stderr = () => serverLog.slice(-2000);
-  const deadline = Date.now() + 10_000;
-  while (!(await portAnswers(port))) {
-    if (server.exitCode !== null) throw new Error(`nats-server exited: ${stderr()}`);
-    if (Date.now() > deadline) throw new Error(`nats-server did not listen: ${stderr()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return `nats://127.0.0.1:${port}`;
-}
+/** Each principal's seed on the server, and the test's own unrestricted user's. */
+const seedOf = (p: BusPrincipal | "admin") => (server as TestNatsServer).seeds[p];
 
 async function as(principal: BusPrincipal | "admin"): Promise<NatsConnection> {
-  const nc = await connect({
-    servers: url,
-    authenticator: nkeyAuthenticator(keys[principal].getSeed()),
-    ...(principal === "admin" ? {} : { inboxPrefix: inboxPrefixOf(principal) }),
-  });
+  const nc = await connect(busOptionsOf(url, (server as TestNatsServer).seeds, principal));
   opened.push(nc);
   return nc;
 }
@@ -93,7 +56,8 @@ const until = async (cond: () => boolean, ms = 5000) => {
 };
 
 beforeAll(async () => {
-  url = await authorizedNats();
+  server = await TestNatsServer.start();
+  url = server.url;
   chain = await startEvmChain({ accounts: 3 });
   const natsSeeds = Object.fromEntries([...SERVICE_NAMES, "admin" as const].map((p) => [p, seedOf(p)]));
   await stack.start({ natsUrl: url, natsSeeds });
@@ -110,7 +74,7 @@ afterAll(async () => {
   await scanner?.stop();
   await stack.stop();
   await chain?.stop();
-  server?.kill("SIGTERM");
+  await server?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -268,7 +232,7 @@ describe("the bus with authorization on (nkeys, permissions from proto's BUS_GRA
   });
 
   it("no service met a permission violation while serving: the server logged only this file's deliberate attempts", () => {
-    const lines = serverLog.split("\n").filter((l) => /Violation/i.test(l));
+    const lines = (server as TestNatsServer).violations;
     expect(lines.length).toBeGreaterThan(0);
     // Services connect named "<service>:<instance>" (the server logs "<client version>:<name>"); this file's own connections are unnamed, or the bus-streams tool it ran with a service's seed.
     for (const line of lines) expect(line).toMatch(/ - "v[\d.]+:nats\.js(:bus-streams)?" - /);

@@ -31,6 +31,13 @@ export function natsServerBinary(): string | null {
 export class TestNatsServer {
   private child: ChildProcess | null = null;
   private stderr = "";
+  /** The unfinished last line of what the server wrote. */
+  private partial = "";
+  /**
+   * Every permission or authorization violation the server logged since it started, one line
+   * each (it names the client): kept whole, where `log` keeps only what was written lately.
+   */
+  readonly violations: string[] = [];
   private constructor(
     private readonly bin: string,
     readonly port: number,
@@ -68,7 +75,13 @@ export class TestNatsServer {
 
   async up(): Promise<void> {
     const child = spawn(this.bin, ["-c", path.join(this.dir, "nats.conf")], { stdio: ["ignore", "ignore", "pipe"] });
-    child.stderr?.on("data", (d: Buffer) => (this.stderr = (this.stderr + d.toString()).slice(-20_000)));
+    this.partial = "";
+    child.stderr?.on("data", (d: Buffer) => {
+      this.stderr = (this.stderr + d.toString()).slice(-20_000);
+      const lines = (this.partial + d.toString()).split("\n");
+      this.partial = lines.pop() ?? "";
+      for (const line of lines) if (/Violation/i.test(line)) this.violations.push(line);
+    });
     this.child = child;
     const deadline = Date.now() + 10_000;
     while (!(await portAnswers(this.port))) {
