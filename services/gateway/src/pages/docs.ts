@@ -9,7 +9,8 @@ import { PAGE_HEADERS, prepare, sendPrepared, type Prepared } from "./prepared.j
 /**
  * The intro's own rules; Swagger UI's sheet is a served file. The .swagger-ui rules darken the
  * version badges, the description's link, the method badges and the Authorize button, whose
- * stock colours fail WCAG contrast (white on light blue, green on white).
+ * stock colours fail WCAG contrast (white on light blue, green on white); the examples grow to
+ * their length instead of scrolling in a box a keyboard cannot reach.
  */
 const STYLE = `
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:#16181d;background:#fff}
@@ -30,6 +31,7 @@ body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica
 .swagger-ui .opblock.opblock-head .opblock-summary-method{background:#6a1fb5}
 .swagger-ui .btn.authorize{border-color:#1e7a34;color:#1e7a34}
 .swagger-ui .btn.authorize svg{color:#1e7a34}
+.swagger-ui .highlight-code>.microlight{max-height:none;overflow-y:visible}
 `.trim();
 
 const STYLE_HASH = `'sha256-${createHash("sha256").update(STYLE, "utf8").digest("base64")}'`;
