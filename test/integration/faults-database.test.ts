@@ -1,15 +1,15 @@
 import { ErrorBody, identityLicenseIssue, ROUTE_BY_PATH } from "@board/proto";
 import { request } from "@board/service-kit";
-import { TestNatsServer } from "@board/service-kit/testing";
-import { startEvmChain, type EvmChain } from "@board/test-chains/evm";
+import type { EvmChain } from "@board/test-chains/evm";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { x402Client } from "@x402/fetch";
-import pg from "pg";
+import type pg from "pg";
 import { createPublicClient, http as viemHttp, parseAbiItem, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TcpProxy } from "./fault-proxy.js";
+import type { TcpProxy } from "./fault-proxy.js";
+import { FaultStack } from "./fault-stack.js";
 import { Stack, until } from "./harness.js";
 
 // Postgres black-holed in the middle of a statement (issue 19, item 5): the services reach it
@@ -35,12 +35,11 @@ const DATABASE_TIMEOUTS = {
 const HANG_MS = 12_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const bounded = (p: Promise<unknown>, ms: number) => Promise.race([p.catch(() => undefined), sleep(ms)]);
 const figures: Record<string, unknown> = {};
 
 const stack = new Stack();
-/** A nats-server of this file's own (authorization on, as the suite's): other files' services must not answer our requests. */
-let natsServer: TestNatsServer | null = null;
+/** The stack's own nats-server, Postgres behind a proxy, the chain (fault-stack.ts). */
+const faults = new FaultStack(stack);
 let chain: EvmChain;
 let pgProxy: TcpProxy;
 /** The test's own connection to the same database, straight to Postgres (never through the proxy). */
@@ -48,48 +47,23 @@ let directDb: pg.Client;
 const payTo = privateKeyToAccount(generatePrivateKey()).address;
 const authorizationUsed = parseAbiItem("event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)");
 /** Errors nobody handled while this file ran: each one would have stopped a real service process. */
-const uncaught: unknown[] = [];
-const onUncaught = (err: unknown) => void uncaught.push(err);
+const uncaught = faults.uncaught;
 
 beforeAll(async () => {
-  process.on("uncaughtException", onUncaught);
-  natsServer = await TestNatsServer.start();
-  const pgUrl = new URL(stack.infra.databaseUrl);
-  pgProxy = new TcpProxy({ host: pgUrl.hostname, port: Number(pgUrl.port || 5432) });
-  await pgProxy.listen();
-  chain = await startEvmChain({ accounts: 1 });
-  await stack.start({
-    natsUrl: natsServer.url,
-    natsSeeds: natsServer.seeds,
-    databaseUrlFor: (url) => pgProxy.urlThrough(url),
-    metering: { ANON_BURST_CAPACITY: "100000", ANON_BURST_PER_SECOND: "100000", ...DATABASE_TIMEOUTS },
-    identity: DATABASE_TIMEOUTS,
-    // A short bus timeout, so a request lost with a killed service (or a stalled database) answers in seconds.
-    gateway: { BUS_TIMEOUT_MS },
+  await faults.start({
+    accounts: 1,
+    stack: {
+      metering: { ANON_BURST_CAPACITY: "100000", ANON_BURST_PER_SECOND: "100000", ...DATABASE_TIMEOUTS },
+      identity: DATABASE_TIMEOUTS,
+      // A short bus timeout, so a request lost with a killed service (or a stalled database) answers in seconds.
+      gateway: { BUS_TIMEOUT_MS },
+    },
+    payments: () => ({ PAY_TO_BASE: payTo, BASE_RPC_URL: faults.chain!.rpcUrl, BASE_FACILITATOR_KEY: faults.chain!.accounts[0] as Hex, ...DATABASE_TIMEOUTS }),
   });
-
-  directDb = new pg.Client({ connectionString: stack.db.url });
-  await directDb.connect();
-  await stack.startBoard();
-  await stack.publishTwoDays();
-  await stack.startPayments({ PAY_TO_BASE: payTo, BASE_RPC_URL: chain.rpcUrl, BASE_FACILITATOR_KEY: chain.accounts[0] as Hex, ...DATABASE_TIMEOUTS });
-  await stack.untilServing();
+  ({ chain, pgProxy, directDb } = faults as { chain: EvmChain; pgProxy: TcpProxy; directDb: pg.Client });
 }, 60_000);
 
-afterAll(async () => {
-  pgProxy?.restore();
-  try {
-    await bounded(directDb?.end() ?? Promise.resolve(), 5_000);
-    await bounded(stack.stop(), 20_000);
-  } finally {
-    await natsServer?.stop();
-    await pgProxy?.close();
-    await chain?.stop();
-    process.off("uncaughtException", onUncaught);
-    console.info(`faults-database figures: ${JSON.stringify(figures)}`);
-  }
-  if (uncaught.length > 0) throw new Error(`uncaught errors while this file ran: ${uncaught.map(String).join("; ")}`);
-}, 60_000);
+afterAll(() => faults.stop({ report: () => console.info(`faults-database figures: ${JSON.stringify(figures)}`) }), 60_000);
 
 interface Answer {
   status: number | "hang" | "network";

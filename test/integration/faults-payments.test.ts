@@ -4,17 +4,18 @@ import type net from "node:net";
 import { fileURLToPath } from "node:url";
 import { DidDocument, ErrorBody, pingEndpoint, RegimeView, ROUTE_BY_PATH } from "@board/proto";
 import { request } from "@board/service-kit";
-import { killHard, TestNatsServer } from "@board/service-kit/testing";
-import { startEvmChain, type EvmChain } from "@board/test-chains/evm";
+import { killHard } from "@board/service-kit/testing";
+import type { EvmChain } from "@board/test-chains/evm";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { x402Client } from "@x402/fetch";
-import pg from "pg";
+import type pg from "pg";
 import { concat, createPublicClient, createWalletClient, http as viemHttp, pad, parseAbiItem, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { wrapFetchWithPayment as wrapFetchV1 } from "x402-fetch";
-import { TcpProxy } from "./fault-proxy.js";
+import type { TcpProxy } from "./fault-proxy.js";
+import { bounded, FaultStack } from "./fault-stack.js";
 import { executeElsewhere, expectRedelivered, refusal, Stack, until } from "./harness.js";
 import { verifyReceiptSignatureJWS, type JWSSignedReceipt } from "@x402/extensions/offer-receipt";
 
@@ -43,16 +44,12 @@ const HANG_MS = 12_000;
 const RECONCILE_AFTER_SECONDS = 2;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** Waits for `p`, but no longer than `ms`: a clean-up step must not hold the hook. */
-const bounded = (p: Promise<unknown>, ms: number) => Promise.race([p.catch(() => undefined), sleep(ms)]);
 const figures: Record<string, unknown> = {};
 
 // ---------------------------------------------------------------- processes of this file
 
 /** Payments processes of this file (killed first); the nats-server goes last, after the stack has left the bus. */
 const children = new Set<ChildProcess>();
-/** A nats-server of this file's own (authorization on, as the suite's): other files' services must not answer our requests. */
-let natsServer: TestNatsServer | null = null;
 
 
 /** The payments service as a process of its own (so that it can be SIGKILLed), ready once it answers its ping. */
@@ -156,6 +153,8 @@ class RpcProxy {
 // ---------------------------------------------------------------- the stack
 
 const stack = new Stack();
+/** The stack's own nats-server, Postgres behind a proxy, the chain (fault-stack.ts). */
+const faults = new FaultStack(stack);
 let chain: EvmChain;
 let pgProxy: TcpProxy;
 let rpc: RpcProxy;
@@ -169,56 +168,40 @@ const payTo = privateKeyToAccount(generatePrivateKey()).address;
 const ACCEPT_ALL_WALLET: Hex = "0x631626ba7e60e01b60005260206000f3";
 const authorizationUsed = parseAbiItem("event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)");
 /** Errors nobody handled while this file ran (a service's, in this process): each one would have stopped a real process. */
-const uncaught: unknown[] = [];
-const onUncaught = (err: unknown) => void uncaught.push(err);
+const uncaught = faults.uncaught;
 
 beforeAll(async () => {
-  process.on("uncaughtException", onUncaught);
-  natsServer = await TestNatsServer.start();
-  const pgUrl = new URL(stack.infra.databaseUrl);
-  pgProxy = new TcpProxy({ host: pgUrl.hostname, port: Number(pgUrl.port || 5432) });
-  await pgProxy.listen();
-  chain = await startEvmChain({ accounts: 2 });
-  rpc = new RpcProxy(chain.rpcUrl);
-  await rpc.listen();
-  await stack.start({
-    natsUrl: natsServer.url,
-    natsSeeds: natsServer.seeds,
-    databaseUrlFor: (url) => pgProxy.urlThrough(url),
+  await faults.start({
+    accounts: 2,
+    onChain: async (started) => {
+      chain = started;
+      rpc = new RpcProxy(chain.rpcUrl);
+      await rpc.listen();
+    },
     // A short bus timeout, so a request lost with a killed service (or a stalled database) answers in seconds.
-    gateway: { BUS_TIMEOUT_MS },
+    stack: { gateway: { BUS_TIMEOUT_MS } },
+    payments: () => paymentsEnv(),
   });
-
-  directDb = new pg.Client({ connectionString: stack.db.url });
-  await directDb.connect();
-  await stack.startBoard();
-  await stack.publishTwoDays();
-  await stack.startPayments(paymentsEnv());
-  await stack.untilServing();
+  ({ pgProxy, directDb } = faults as { pgProxy: TcpProxy; directDb: pg.Client });
 }, 60_000);
 
-afterAll(async () => {
-  // Whatever a failed test left behind: the faults undone first, so every service stops cleanly.
-  pgProxy?.restore();
-  if (rpc) {
-    rpc.rule = () => "forward";
-    rpc.release();
-  }
-  try {
-    if (chain) await bounded(chainRpc("evm_setAutomine", [true]), 5_000);
-    await Promise.all([...children].map((c) => killHard(c)));
-    await bounded(directDb?.end() ?? Promise.resolve(), 5_000);
-    await bounded(stack.stop(), 20_000);
-  } finally {
-    await natsServer?.stop();
-    await rpc?.close();
-    await pgProxy?.close();
-    await chain?.stop();
-    process.off("uncaughtException", onUncaught);
-    console.info(`faults-payments figures: ${JSON.stringify(figures)}`);
-  }
-  if (uncaught.length > 0) throw new Error(`uncaught errors while this file ran: ${uncaught.map(String).join("; ")}`);
-}, 60_000);
+afterAll(
+  () =>
+    faults.stop({
+      // Whatever a failed test left behind: the faults undone first, so every service stops cleanly.
+      async beforeStack() {
+        if (rpc) {
+          rpc.rule = () => "forward";
+          rpc.release();
+        }
+        if (chain) await bounded(chainRpc("evm_setAutomine", [true]), 5_000);
+        await Promise.all([...children].map((c) => killHard(c)));
+      },
+      afterNats: async () => void (await rpc?.close()),
+      report: () => console.info(`faults-payments figures: ${JSON.stringify(figures)}`),
+    }),
+  60_000,
+);
 
 const paymentsEnv = (extra: Record<string, string> = {}) => ({
   PAY_TO_BASE: payTo,
