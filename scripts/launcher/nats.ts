@@ -1,9 +1,9 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { BUS_PRINCIPALS, type BusPrincipal } from "@board/proto";
-import { createBusKey, publicKeyOfSeed, renderNatsServerConfig } from "@board/service-kit/bus-access";
+import { createBusKey, natsServerOnPath, publicKeyOfSeed, renderNatsServerConfig } from "@board/service-kit/bus-access";
 
 export interface SpawnedNats {
   url: string;
@@ -16,11 +16,9 @@ export interface SpawnedNats {
   restart(): Promise<ChildProcess>;
 }
 
-/** The nats-server binary on PATH, or null. */
+/** The nats-server binary on PATH, or null (found as the tests find theirs first). */
 export function findNatsServer(): string | null {
-  const r = spawnSync("sh", ["-c", "command -v nats-server"], { encoding: "utf8" });
-  const bin = r.stdout.trim();
-  return r.status === 0 && bin ? bin : null;
+  return natsServerOnPath();
 }
 
 export const NO_NATS_MESSAGE =

@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { BUS_GRANTS, inboxPrefixOf, type BusPrincipal, type StreamUse } from "@board/proto";
 import { nkeys } from "nats";
 
@@ -83,4 +84,11 @@ export function renderNatsServerConfig(opts: { host: string; port: number; store
     null,
     2,
   )}\n`;
+}
+
+/** The nats-server binary on PATH, or null: what `npm start` runs as its own bus, and the tests' first choice. */
+export function natsServerOnPath(): string | null {
+  const r = spawnSync("sh", ["-c", "command -v nats-server"], { encoding: "utf8" });
+  const bin = r.stdout.trim();
+  return r.status === 0 && bin ? bin : null;
 }

@@ -1,10 +1,10 @@
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { BUS_PRINCIPALS, inboxPrefixOf, type BusPrincipal } from "@board/proto";
 import { nkeyAuthenticator, type ConnectionOptions } from "nats";
-import { createBusKey, renderNatsServerConfig } from "../bus-access.js";
+import { createBusKey, natsServerOnPath, renderNatsServerConfig } from "../bus-access.js";
 import { freePort } from "./port.js";
 import { killHard, portAnswers } from "./processes.js";
 
@@ -15,10 +15,7 @@ export type BusSeeds = Record<TestBusUser, string>;
 
 /** The nats-server binary: on PATH, else Debian's place; null when there is none. */
 export function natsServerBinary(): string | null {
-  const r = spawnSync("sh", ["-c", "command -v nats-server"], { encoding: "utf8" });
-  const found = r.status === 0 ? r.stdout.trim() : "";
-  if (found) return found;
-  return existsSync("/usr/sbin/nats-server") ? "/usr/sbin/nats-server" : null;
+  return natsServerOnPath() ?? (existsSync("/usr/sbin/nats-server") ? "/usr/sbin/nats-server" : null);
 }
 
 /**
