@@ -25,6 +25,8 @@ export const ROW_IDS = [
   "preview",
   "status",
   "name-page",
+  "sector-page",
+  "audit-page",
   "license-board",
   "license-board-gzip",
   ...HISTORY_ROW_IDS,

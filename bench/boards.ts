@@ -44,6 +44,13 @@ export async function publishBenchBoards(nc: NatsConnection): Promise<void> {
 /** The name page the bench reads: the delayed board's first name, drawn with its chart. */
 export const benchNamePage = (): string => `/board/${benchBoards()[0].board.names[0]!.sym}`;
 
+/** The sector page the bench reads: the delayed board's first name's sector that is not an index. */
+export function benchSectorPage(): string {
+  const sector = benchBoards()[0].board.names.map((n) => n.sector).find((s) => s !== "Index");
+  if (sector === undefined) throw new Error("the bench board has no name in a sector");
+  return `/board/sector/${sector.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "")}`;
+}
+
 /** Until the gateway at `base` serves the board of `asof` (the second of publishBenchBoards). */
 export async function untilServing(base: string, asof = "2026-11-20", timeoutMs = 30_000): Promise<void> {
   const end = Date.now() + timeoutMs;

@@ -5,7 +5,7 @@ import { request } from "undici";
 import type { Address, Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { DEFAULT_PAID_PAYERS, helpText, parseBenchArgs, ROW_IDS, type Cadence, type RowId } from "./args.js";
-import { benchNamePage } from "./boards.js";
+import { benchNamePage, benchSectorPage } from "./boards.js";
 import { ceilingWidths, startBareServer, type BareBody, type BareServer, type CeilingServer } from "./ceiling.js";
 import { benchReceiptSigning, benchRecovery } from "./ecdsa.js";
 import { loadBenchEnv } from "./env.js";
@@ -157,6 +157,9 @@ async function main(): Promise<number> {
       // A free page per name (HTML with its chart, rendered once per board): no ceiling of the same bytes is run, so no ratio.
       const namePage = benchNamePage();
       await bench.row("name-page", "name page, stack", namePage, args.freeConcurrency, () => bench.timed("name-page", "name page, stack", s.base, namePage));
+      const sectorPage = benchSectorPage();
+      await bench.row("sector-page", "sector page, stack", sectorPage, args.freeConcurrency, () => bench.timed("sector-page", "sector page, stack", s.base, sectorPage));
+      await bench.row("audit-page", "audit page, stack", "/audit", args.freeConcurrency, () => bench.timed("audit-page", "audit page, stack", s.base, "/audit"));
       await bench.row("license-board", "licensed full board (X-License-Key)", BOARD_PATH, args.freeConcurrency, () =>
         bench.timed("license-board", "licensed full board (X-License-Key)", s.base, BOARD_PATH, { headers: licenseHeader! }),
       );
@@ -255,7 +258,7 @@ async function main(): Promise<number> {
       // Each row against the ceiling that served the same kind of bytes.
       const ceilingFor = (id: string): keyof typeof ceilings => (id === "license-board" || id === "ceiling-board" ? "ceiling-board" : id === "license-board-gzip" || id === "ceiling-board-gzip" ? "ceiling-board-gzip" : "ceiling");
       for (const r of bench.rows) {
-        if (r.id === "name-page") continue;
+        if (r.id === "name-page" || r.id === "sector-page" || r.id === "audit-page") continue;
         const c = historyIds.includes(r.id as HistoryRowId) || historyIds.some((id) => r.id === `ceiling-${id}`) ? historyCeilings.get(r.id.replace(/^ceiling-/, "")) : ceilings[ceilingFor(r.id)];
         if (!c?.requestsPerSecond) continue;
         r.ratioToCeiling = r.requestsPerSecond / c.requestsPerSecond;
