@@ -9,6 +9,8 @@ export interface PresentedClient {
   basic: boolean;
 }
 
+const BOTH_REQUIRED = "client_id and client_secret are both required";
+
 /**
  * Checks a token request up to client authentication (RFC 6749 4.4.2, 2.3.1, 5.2):
  * the body, the grant type and exactly one authentication method carrying both parts.
@@ -19,23 +21,17 @@ export function readTokenRequest(req: TokenRequest): { ok: true; client: Present
   if (req.grant_type === undefined || req.grant_type === "") return refuse("invalid_request", "grant_type is required");
   if (req.grant_type !== "client_credentials") return refuse("unsupported_grant_type", "the only grant type is client_credentials");
 
-  const basic = req.basic_client_id !== undefined || req.basic_client_secret !== undefined;
-  if (basic) {
-    // A client_id repeated in the body beside Basic is one method; a secret in the body is a second one.
-    if (req.form_client_secret !== undefined) {
-      return refuse("invalid_request", "use one client authentication method: HTTP Basic or client_id and client_secret in the body, not both");
-    }
-    if (req.form_client_id !== undefined && req.form_client_id !== req.basic_client_id) {
-      return refuse("invalid_request", "client_id in the body differs from the one in Authorization: Basic");
-    }
-    if (!req.basic_client_id || !req.basic_client_secret) return refuseClient("client_id and client_secret are both required", true);
-    return { ok: true, client: { clientId: req.basic_client_id, clientSecret: req.basic_client_secret, basic: true } };
-  }
-  if (req.form_client_id === undefined && req.form_client_secret === undefined) {
+  // The client is read as every grant reads it; this grant then needs the secret too.
+  const bare = req.basic_client_id === undefined && req.basic_client_secret === undefined;
+  if (bare && req.form_client_id === undefined && req.form_client_secret === undefined) {
     return refuseClient("client authentication is required: HTTP Basic, or client_id and client_secret in the body", false);
   }
-  if (!req.form_client_id || !req.form_client_secret) return refuseClient("client_id and client_secret are both required", false);
-  return { ok: true, client: { clientId: req.form_client_id, clientSecret: req.form_client_secret, basic: false } };
+  const read = readGrantClient(req);
+  if (!read.ok && read.error !== "invalid_client") return read;
+  if (!read.ok) return refuseClient(BOTH_REQUIRED, read.basic);
+  const { clientId, secret, basic } = read.client;
+  if (secret === undefined) return refuseClient(BOTH_REQUIRED, basic);
+  return { ok: true, client: { clientId, clientSecret: secret, basic } };
 }
 
 /** RFC 6749 3.3: absent means the default; board:live is the one scope there is. */
@@ -50,12 +46,13 @@ export function authenticationFailed(basic: boolean): TokenRefusal {
 }
 
 /**
- * The client of a code or refresh grant: a public client names itself with client_id in the
+ * The client of any grant: a public client names itself with client_id in the
  * body; a confidential one adds its secret, in the body or in Authorization: Basic.
  */
 export function readGrantClient(req: TokenRequest): { ok: true; client: { clientId: string; secret: string | undefined; basic: boolean } } | TokenRefusal {
   const basic = req.basic_client_id !== undefined || req.basic_client_secret !== undefined;
   if (basic) {
+    // A client_id repeated in the body beside Basic is one method; a secret in the body is a second one.
     if (req.form_client_secret !== undefined) {
       return refuse("invalid_request", "use one client authentication method: HTTP Basic or client_id and client_secret in the body, not both");
     }
