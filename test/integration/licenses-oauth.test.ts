@@ -1,27 +1,12 @@
 import { generateKeyPairSync } from "node:crypto";
-import { identityLicenseCancel, identityLicenseIssue, type LicenseIssueReply } from "@board/proto";
+import { identityLicenseCancel } from "@board/proto";
 import { request } from "@board/service-kit";
 import { createRemoteJWKSet, decodeProtectedHeader, exportJWK, generateKeyPair, jwtVerify, SignJWT, UnsecuredJWT, base64url } from "jose";
 import * as oidc from "openid-client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Stack } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { oauthStack } from "./oauth-setup.js";
 
-/** Identity runs ahead of the wall clock when a test says so (token expiry, rotation, paid periods). */
-const clock = { offsetMs: 0 };
-const stack = new Stack();
-
-beforeAll(async () => {
-  await stack.start({ now: () => new Date(Date.now() + clock.offsetMs), metering: { BURST_CAPACITY: "100000", BURST_PER_SECOND: "100000" } });
-  await stack.startBoard();
-  await stack.publishTwoDays();
-  await stack.startPayments();
-  await stack.untilServing();
-}, 60_000);
-
-afterAll(() => stack.stop());
-
-const issue = (kind: "scanner" | "live_feed", period: "monthly" | "yearly" = "monthly"): Promise<LicenseIssueReply> =>
-  request(stack.nc, identityLicenseIssue, { kind, period, holder: "integration test" }, { timeoutMs: 5000 });
+const { stack, clock, issue } = oauthStack({ holder: "integration test" });
 
 const get = (path: string, headers: Record<string, string>) => fetch(`${stack.base}${path}`, { headers });
 

@@ -1,29 +1,14 @@
 import { createHash, randomBytes } from "node:crypto";
-import { identityLicenseIssue, type LicenseIssueReply } from "@board/proto";
-import { request } from "@board/service-kit";
 import { createRemoteJWKSet, decodeJwt, jwtVerify } from "jose";
 import * as oidc from "openid-client";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Stack } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { oauthStack } from "./oauth-setup.js";
 import { completeConsent, formOf, registerClient } from "./sign-in.js";
 
 // The authorization code grant with PKCE, driven by openid-client (a client we did not write)
 // and by hand for what a client must not be able to do.
-const clock = { offsetMs: 0 };
-const stack = new Stack();
+const { stack, clock, issue } = oauthStack({ holder: "code flow test", live: true });
 const REDIRECT = "http://127.0.0.1:53682/callback";
-
-beforeAll(async () => {
-  await stack.start({ now: () => new Date(Date.now() + clock.offsetMs), metering: { BURST_CAPACITY: "100000", BURST_PER_SECOND: "100000" } });
-  await stack.startBoard();
-  await stack.publishTwoDays({ live: true });
-  await stack.startPayments();
-  await stack.untilServing();
-}, 60_000);
-
-afterAll(() => stack.stop());
-
-const issue = (kind: "scanner" | "live_feed"): Promise<LicenseIssueReply> => request(stack.nc, identityLicenseIssue, { kind, period: "monthly", holder: "code flow test" }, { timeoutMs: 5000 });
 
 const mcpLive = () => `${stack.base}/mcp/live`;
 
