@@ -10,7 +10,8 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TcpProxy } from "./fault-proxy.js";
 import { FaultStack } from "./fault-stack.js";
-import { Stack, until } from "./harness.js";
+import { Stack } from "./harness.js";
+import { settledCount } from "./settled.js";
 
 // Postgres black-holed in the middle of a statement (issue 19, item 5): the services reach it
 // through a TCP proxy that freezes every connection (no byte crosses, nothing is reset) as soon
@@ -34,7 +35,6 @@ const DATABASE_TIMEOUTS = {
 /** A fetch still open after this is a hang: the test fails. */
 const HANG_MS = 12_000;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const figures: Record<string, unknown> = {};
 
 const stack = new Stack();
@@ -128,14 +128,7 @@ describe("Postgres black-holed in the middle of a statement", () => {
     expect((JSON.parse(first.body) as { tier: { used_today: number } }).tier.used_today).toBe(1);
     const counted = await countedReads();
     // The baseline once metering has folded every event so far (they arrive in batches): unchanged over 300 ms.
-    await until(async () => (await servedCount()) > 0, 5_000);
-    let served = await servedCount();
-    for (let settled = false; !settled; ) {
-      await sleep(300);
-      const now = await servedCount();
-      settled = now === served;
-      served = now;
-    }
+    const served = await settledCount(servedCount, { atLeast: 1, holdMs: 300, timeoutMs: 5_000 });
 
     // Metering's daily count: one statement counts the reads of a turn (its text travels with every execution).
     const a = await frozenOn("insert into metering.daily as d", () => get("/api/board/regime", { "x-board-key": key }));
@@ -150,9 +143,7 @@ describe("Postgres black-holed in the middle of a statement", () => {
     expect((JSON.parse(again.body) as { tier: { used_today: number } }).tier.used_today).toBe(2);
     expect(await countedReads()).toBe(counted + 1);
     // Served reads: the two served, never the refused one.
-    await until(async () => (await servedCount()) >= served + 1, 5_000);
-    await sleep(300);
-    expect(await servedCount()).toBe(served + 1);
+    expect(await settledCount(servedCount, { atLeast: served + 1, holdMs: 300, timeoutMs: 5_000 })).toBe(served + 1);
   });
 
   it("a licensed read, frozen while identity looks its licence up: 503 service_unavailable within the bus timeout; served once restored", async () => {

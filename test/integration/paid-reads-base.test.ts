@@ -14,6 +14,7 @@ import nodeHttp from "node:http";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executeElsewhere, refusal, Stack, until } from "./harness.js";
+import { settledCount } from "./settled.js";
 
 const stack = new Stack();
 let chain: EvmChain;
@@ -314,9 +315,7 @@ describe("redelivery: a retry of a settled payment gets what it bought", () => {
     expect(again.headers.get("payment-redelivery")).toBe("1");
     expect(Buffer.from(await again.arrayBuffer()).equals(bytes)).toBe(true);
     // The fresh purchase counts; the redelivery does not.
-    await until(async () => (await servedCount("/api/board/leaders")) === counted + 2);
-    await new Promise((r) => setTimeout(r, 400));
-    expect(await servedCount("/api/board/leaders")).toBe(counted + 2);
+    expect(await settledCount(() => servedCount("/api/board/leaders"), { atLeast: counted + 2, holdMs: 400 })).toBe(counted + 2);
   });
 
   it("only the read it bought: a retry asking other parameters is refused payment_already_used and served nothing; another spelling of the same read is delivered", async () => {
