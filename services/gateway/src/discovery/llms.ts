@@ -247,12 +247,13 @@ export function llmsTxt(base: URL): string {
         ),
         link("Server card", at("/.well-known/mcp/server-card.json"), "the endpoint, its optional X-License-Key header, the tools and the resources"),
         "",
-        "Free tools need nothing; the *_live tools are paid per call over x402's MCP transport (call without payment for the requirements, then again with _meta[\"x402/payment\"]); " +
+        "Free tools need nothing; the *_live tools are paid per call over x402's MCP transport (call without payment for the requirements, then again with _meta[\"x402/payment\"]); their descriptions state the price and rails, and the free get_price tool answers what any call costs before you make it; " +
           "the licensed tools read a live-feed license on the connection's X-License-Key (MCP reads no bearer and no scanner key).",
         "Resources: the free views, as application/json: " +
           MCP_RESOURCES.map((r) => `${r.uri} (${r.title.toLowerCase()})`).join(", ") +
           ". In a session, resources/subscribe to one and its notifications/resources/updated arrives on the session's GET stream within a second of each board published that changed it " +
           "(board://state changes with every board); then read it again. The paid views stay tools.",
+        "Prompts (prompts/list, prompts/get): buy_on_change (read the state hashes, buy only on change), regime_before_buylist (read the regime verdict before the buy list), check_price_first.",
         "One tools/call per POST: a JSON-RPC batch holding a tools/call is refused (error -32600). Every call spends the client address's burst (paid calls before their payment is checked).",
         `Sessions: up to ${MCP_SESSION_DEFAULTS.perClient} per client address (an IPv6 client counts as its /64) and ${MCP_SESSION_DEFAULTS.perReplica} per gateway replica (past either an initialize is answered without a session: tools and reads work, subscriptions do not); ` +
           `a session with no request and no open GET stream ends after ${MCP_SESSION_DEFAULTS.idleSeconds / 60} minutes. ` +
