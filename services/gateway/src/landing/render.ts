@@ -8,6 +8,7 @@ import { html, trusted, type Html } from "../http/html.js";
 import { renderPriceTable } from "./prices.js";
 import { renderProvider } from "./provider.js";
 import { STYLE } from "./style.js";
+import { DEVELOPMENT_BANNER, PAGE_FOOTER } from "./page-parts.js";
 
 /** What the board gave the page: the free slice drawn, or why there is none. */
 export type BoardSlice =
@@ -38,7 +39,6 @@ const DOCUMENTS = [
 ] as const;
 
 /** Loud, so nobody takes the development chains for real payments. */
-const DEVELOPMENT_BANNER = html`<p class="dev-payments" role="alert" data-payments="development"><strong>Development payments: local chains and stand-ins, no real money.</strong> Every rail here settles on chains started on this machine; nothing paid here is worth anything (<a href="/api/board/status">status</a>: <code>payments.mode</code> is <code>development</code>).</p>`;
 
 /** Free reads that need their one query parameter to be read at all. */
 const FREE_READ_AS: Readonly<Record<string, string>> = { "/api/board/asof": "/api/board/asof?sample=1" };
@@ -87,9 +87,7 @@ ${renderConnect()}
 <ul class="docs">${DOCUMENTS.map((path) => html`<li><a href="${path}"><code>${path}</code></a>: ${routes.find((r) => r.path === path)?.summary ?? ""}${path === "/mcp" ? " (POST with an MCP client)" : ""}</li>`)}</ul>
 </section>
 </main>
-<footer>
-<p>${DISCLAIMER} Scoring formulas and methodology are not shown. The output is identical for every reader.</p>
-</footer>
+${PAGE_FOOTER}
 </body>
 </html>
 `.markup;

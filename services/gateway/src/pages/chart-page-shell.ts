@@ -6,6 +6,7 @@ import { preferredEncoding } from "../http/encoding.js";
 import { html, trusted, type Html } from "../http/html.js";
 import { renderProvider } from "../landing/provider.js";
 import { STYLE } from "../landing/style.js";
+import { DEVELOPMENT_BANNER, PAGE_FOOTER } from "../landing/page-parts.js";
 
 /** The name and sector pages' own rules, on top of the landing page's sheet. */
 export const CHART_STYLE = `
@@ -33,7 +34,6 @@ export const CHART_PAGE_CSP = [
 ].join("; ");
 
 /** The landing page's development-payments banner, in the same words. */
-const DEVELOPMENT_BANNER = html`<p class="dev-payments" role="alert" data-payments="development"><strong>Development payments: local chains and stand-ins, no real money.</strong> Every rail here settles on chains started on this machine; nothing paid here is worth anything.</p>`;
 
 export interface ShellInput {
   title: string;
@@ -67,9 +67,7 @@ ${renderProvider(input.provider)}
 <main>
 ${input.body}
 </main>
-<footer>
-<p>${DISCLAIMER} Scoring formulas and methodology are not shown. The output is identical for every reader.</p>
-</footer>
+${PAGE_FOOTER}
 </body>
 </html>
 `.markup;
