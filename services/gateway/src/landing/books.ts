@@ -25,7 +25,7 @@ function renderTop(code: BookCode, top: readonly NameRecord[]): Html {
 <thead><tr><th scope="col">Symbol</th><th scope="col">Name</th><th scope="col">Sector</th><th scope="col" class="num">Price</th><th scope="col" class="num">Day</th><th scope="col" class="num">Opportunity</th><th scope="col">Entry state</th><th scope="col">Hold</th></tr></thead>
 <tbody>${top.map(
     (r) =>
-      html`<tr><th scope="row">${r.sym}</th><td>${r.name}</td><td>${r.sector}</td><td class="num">${formatPrice(r.price)}</td><td class="num">${formatChange(r.chg_pct)}</td><td class="num">${formatScore(r.opp_score)} <span class="muted">(p${r.opp_pct})</span></td><td>${r.state} <span class="muted">(${r.light})</span></td><td>${r.hold_label}</td></tr>`,
+      html`<tr><th scope="row"><a href="/board/${r.sym}">${r.sym}</a></th><td>${r.name}</td><td>${r.sector}</td><td class="num">${formatPrice(r.price)}</td><td class="num">${formatChange(r.chg_pct)}</td><td class="num">${formatScore(r.opp_score)} <span class="muted">(p${r.opp_pct})</span></td><td>${r.state} <span class="muted">(${r.light})</span></td><td>${r.hold_label}</td></tr>`,
   )}</tbody>
 </table></div>`;
 }

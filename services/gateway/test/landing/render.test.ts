@@ -53,7 +53,7 @@ describe("landing page renderer", () => {
       const section = new RegExp(`<section class="book" data-book="${code}"[^>]*>([\\s\\S]*?)</section>`).exec(out)![1]!;
       expect(section).toContain(`Regime verdict: <strong data-verdict>${book.verdict}</strong> · <span class="stance">${book.stance}</span>`);
       expect(section).toContain(book.line);
-      for (const r of book.top) expect(section).toContain(`<th scope="row">${r.sym}</th>`);
+      for (const r of book.top) expect(section).toContain(`<th scope="row"><a href="/board/${r.sym}">${r.sym}</a></th>`);
     }
   });
 
