@@ -18,6 +18,8 @@ export const ErrorCode = z.enum([
   "upstream_timeout",
   "upstream_error",
   "internal_error",
+  // A reply larger than the bus carries (its max_payload): the caller asks for a smaller form (a view gzipped).
+  "reply_too_large",
   "not_implemented",
   // Payment refusals: each a 402 a client can act on (pay again, fix the header, top up).
   "payment_invalid_header",
@@ -80,6 +82,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   upstream_timeout: 504,
   upstream_error: 502,
   internal_error: 500,
+  reply_too_large: 500,
   not_implemented: 501,
   payment_invalid_header: 402,
   payment_unsupported_scheme: 402,

@@ -11,6 +11,9 @@ import { markFailure } from "./span-outcome.js";
 import { NO_TRACER } from "./telemetry.js";
 import { extractTraceContext } from "./trace-context.js";
 
+/** Room for a reply's header block besides its metadata (NATS/1.0 line, header name, separators). */
+const HEADER_OVERHEAD_BYTES = 256;
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -128,7 +131,12 @@ async function handle(b: Binding, msg: ServiceMsg, opts: ServiceOptions, span: S
         throw new BusError("internal_error");
       }
       const h = natsHeaders();
-      h.set(BUS_META_HEADER, JSON.stringify(checked.data));
+      const metaJson = JSON.stringify(checked.data);
+      h.set(BUS_META_HEADER, metaJson);
+      // Past the server's max_payload the reply would be refused on the wire and the caller left
+      // to time out: say so at once, so it can ask for a smaller form (a view gzipped).
+      const maxPayload = opts.nc.info?.max_payload;
+      if (maxPayload !== undefined && body.length + metaJson.length + HEADER_OVERHEAD_BYTES > maxPayload) throw new BusError("reply_too_large");
       msg.respond(body, { headers: h });
     }
   } catch (e) {

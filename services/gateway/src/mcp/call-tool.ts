@@ -17,7 +17,7 @@ import { addressBurstKey, consume, type BurstFailure } from "../access/meter.js"
 import { resolveAccess } from "../access/principal.js";
 import { purchaseRead } from "../access/purchase.js";
 import { toolOutput } from "../discovery/tool-output.js";
-import { deliveryOf, type BoardViewReply } from "../reads/board-view.js";
+import { deliveryOf, plainIfTooLarge, type BoardViewReply } from "../reads/board-view.js";
 import { upstreamFailure } from "../http/errors.js";
 import type { ReadDeps } from "../reads/read.js";
 import { stringParams } from "../http/query-params.js";
@@ -97,13 +97,17 @@ function invalidArgument(issue: { path: PropertyKey[]; message: string } | undef
 }
 
 /** A view's bytes; `again`: the board version and freshness a paid call bought before (a redelivery). */
-const read = (deps: ReadDeps, order: Order, again?: Delivery): Promise<BoardViewReply> =>
-  requestBytes(
-    deps.nc,
-    boardRead,
-    { view: order.view, params: order.params, encoding: "identity", ...(again && { snapshot: again.snapshot, freshness: again.freshness }) },
-    { timeoutMs: deps.timeoutMs },
-  );
+const read = (deps: ReadDeps, order: Order, again?: Delivery): Promise<BoardViewReply> => {
+  const ask = (encoding: "identity" | "gzip") =>
+    requestBytes(
+      deps.nc,
+      boardRead,
+      { view: order.view, params: order.params, encoding, ...(again && { snapshot: again.snapshot, freshness: again.freshness }) },
+      { timeoutMs: deps.timeoutMs },
+    );
+  // A view too large for the bus as plain JSON crosses gzipped and is inflated here.
+  return plainIfTooLarge(() => ask("identity"), () => ask("gzip"));
+};
 
 /** The delayed board and the free reads: anyone, within the client address's burst. */
 async function freeRead(deps: ReadDeps, caller: McpCaller, order: Order): Promise<CallToolResult> {

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { gunzipSync } from "node:zlib";
 import { freshnessHeaders } from "@board/market-calendar";
 import { boardRead, MAX_IF_NONE_MATCH_CHARS, type BoardReadMeta, type ContentEncoding, type Delivery, type ViewName } from "@board/proto";
-import { busInstrumentsOf, requestBytes, type BytesReply, type NatsConnection } from "@board/service-kit";
+import { busInstrumentsOf, isBusError, requestBytes, type BytesReply, type NatsConnection } from "@board/service-kit";
 import type { Request, Response } from "express";
 import type { RefusedCredentials } from "../access/refused-credentials.js";
 import type { ResolvedPrincipals } from "../access/resolved-principals.js";
@@ -61,28 +62,58 @@ export async function readBoardView(
 
 /** One read of a view from the board, through this gateway's kept bytes when it has them. */
 async function readView(deps: BoardViewDeps, view: ViewName, params: Record<string, string>, encoding: ContentEncoding, ifNoneMatch: string | undefined): Promise<ServedView> {
-  const ask = (cachedEtag: string | undefined) =>
+  const ask = (cachedEtag: string | undefined, as: ContentEncoding = encoding) =>
     requestBytes(
       deps.nc,
       boardRead,
-      { view, params, encoding, ...(ifNoneMatch ? { if_none_match: ifNoneMatch } : {}), ...(cachedEtag ? { cached_etag: cachedEtag } : {}) },
+      { view, params, encoding: as, ...(ifNoneMatch ? { if_none_match: ifNoneMatch } : {}), ...(cachedEtag ? { cached_etag: cachedEtag } : {}) },
       { timeoutMs: deps.timeoutMs },
     );
   const served = (reply: BoardViewReply): ServedView => ({ meta: reply.meta, body: [reply.body] });
   const views = deps.views;
-  if (!views) return served(await ask(undefined));
+  if (!views) return served(await plainIfTooLarge(() => ask(undefined), () => ask(undefined, "gzip")));
   const key = ViewTemplates.key(view, params, encoding);
-  const reply = await ask(views.etagOf(key));
+  // A view too large for the bus as plain JSON (a board of thousands of names) is carried gzipped
+  // and kept here plain: later reads of it cross the bus as their freshness only.
+  const whole = async () => {
+    const reply = await plainIfTooLarge(() => ask(undefined), () => ask(undefined, "gzip"));
+    views.remember(key, reply.meta, reply.body);
+    return served(reply);
+  };
+  let reply: BoardViewReply;
+  try {
+    reply = await ask(views.etagOf(key));
+  } catch (err) {
+    if (isBusError(err) && err.code === "reply_too_large" && encoding === "identity") return whole();
+    throw err;
+  }
   if (reply.meta.cached) {
     const body = views.body(key, reply.meta);
     // Dropped between the ask and the answer (evicted, or replaced by another read's): ask whole.
     if (body) return { meta: reply.meta, body };
-    const whole = await ask(undefined);
-    views.remember(key, whole.meta, whole.body);
-    return served(whole);
+    return whole();
   }
   views.remember(key, reply.meta, reply.body);
   return served(reply);
+}
+
+/**
+ * A plain read, or, when the board says the plain bytes would not fit on the bus, the same view
+ * gzipped and inflated here: the very bytes the plain reply would have carried (a gzip view is
+ * its plain body deflated, freshness included), with the plain template's split point.
+ */
+export async function plainIfTooLarge(plain: () => Promise<BoardViewReply>, gzipped: () => Promise<BoardViewReply>): Promise<BoardViewReply> {
+  try {
+    return await plain();
+  } catch (err) {
+    if (!(isBusError(err) && err.code === "reply_too_large")) throw err;
+  }
+  const gz = await gzipped();
+  if (gz.meta.encoding !== "gzip" || gz.meta.status !== 200) return gz;
+  const body = gunzipSync(gz.body);
+  const { template, ...meta } = gz.meta;
+  // The gzip template's size is the plain head's length: where this read's freshness begins.
+  return { meta: { ...meta, encoding: "identity", ...(template?.size !== undefined && { template: { head_bytes: template.size } }) }, body };
 }
 
 /**
@@ -91,7 +122,8 @@ async function readView(deps: BoardViewDeps, view: ViewName, params: Record<stri
  */
 export async function readDelivered(deps: BoardViewDeps, req: IncomingMessage, view: ViewName, params: Record<string, string>, again: Delivery): Promise<ServedView> {
   const encoding = again.encoding === "gzip" && preferredEncoding(req.headers["accept-encoding"]) !== "gzip" ? "identity" : again.encoding;
-  const reply = await requestBytes(deps.nc, boardRead, { view, params, encoding, snapshot: again.snapshot, freshness: again.freshness }, { timeoutMs: deps.timeoutMs });
+  const ask = (as: ContentEncoding) => requestBytes(deps.nc, boardRead, { view, params, encoding: as, snapshot: again.snapshot, freshness: again.freshness }, { timeoutMs: deps.timeoutMs });
+  const reply = encoding === "identity" ? await plainIfTooLarge(() => ask("identity"), () => ask("gzip")) : await ask(encoding);
   return { meta: reply.meta, body: [reply.body] };
 }
 
