@@ -49,6 +49,9 @@ export const INSTALLED_PACKAGES: readonly string[] = [
   "pino",
   "pino-pretty",
   "thread-stream",
+  // The gateway's API reference (/docs) serves this package's prebuilt browser bundle and style
+  // sheet, read from its folder at start: files, not modules, so they cannot be bundled in.
+  "swagger-ui-dist",
   // What pino and pino-pretty share with bundled code (pg's split2; once), kept to one copy.
   "split2",
   "once",
