@@ -306,7 +306,9 @@ describe("npm start under load and faults", () => {
       const status = res?.status ?? 0;
       if (status === 503) expect(Number(res!.headers.get("retry-after"))).toBeGreaterThan(0);
       await res?.arrayBuffer();
-      if (status === 200 && databasePid(stack.dataDir) !== db) {
+      // Recovered: a new server runs (not merely none: a backend of the killed one can still answer a read).
+      const now = databasePid(stack.dataDir);
+      if (status === 200 && now !== null && now !== db) {
         recovered = Date.now() - t0;
         break;
       }
@@ -314,7 +316,13 @@ describe("npm start under load and faults", () => {
       await sleep(100);
     }
     expect(recovered, stack.output()).toBeGreaterThan(0);
-    expect(during.filter((s) => s !== 503), during.join(" ")).toEqual([]);
+    // A backend of the killed server may answer a read or two before it notices its end; from
+    // then until the new server runs, every read is 503 with Retry-After.
+    const firstRefusal = during.findIndex((s) => s !== 200);
+    const meanwhile = firstRefusal === -1 ? [] : during.slice(firstRefusal);
+    expect(meanwhile.filter((s) => s !== 503), during.join(" ")).toEqual([]);
+    // The launcher's line may still be on its way through the pipe.
+    for (let i = 0; i < 50 && !/database exited \(SIGKILL\); restarting it/.test(stack.output()); i++) await sleep(100);
     expect(stack.output()).toMatch(/database exited \(SIGKILL\); restarting it/);
     // The count kept: 3 before, the read that came back, one more now.
     const after = await keyed(key);
