@@ -21,6 +21,7 @@ import { forgetStack, recordStack, stopLeftovers } from "./launcher/leftovers.js
 import { RAIL_VARIABLES, type DevChains } from "./launcher/rails.js";
 import { findNatsServer, NO_NATS_MESSAGE, spawnNats } from "./launcher/nats.js";
 import { localSecret } from "./launcher/secrets.js";
+import { SCANNER_PROCESS_ENV } from "../services/scanner-ingest/src/process-env.js";
 
 /** The repository root: the first folder up with turbo.json (this file runs from scripts/ or, bundled, scripts/dist/). */
 function repoRoot(from: string): string {
@@ -191,7 +192,7 @@ async function main() {
     for (const name of ["board", "metering", "identity"] as const) spawnService(name, { DATABASE_URL: databaseUrls[name] });
     await waitForPings(bus, env.START_TIMEOUT_SECONDS * 1000, ["board"]);
     const chainsReady = startChains();
-    spawnService("scanner-ingest");
+    spawnService("scanner-ingest", SCANNER_PROCESS_ENV);
     const dev = await chainsReady;
     spawnService("payments", { DATABASE_URL: databaseUrls.payments, RECEIPT_SECRET: receiptSecret, ...dev?.env });
 

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createBusKey } from "@board/service-kit/bus-access";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { SCANNER_PROCESS_ENV } from "../../services/scanner-ingest/src/process-env.js";
 import { toolEnv } from "./env.js";
 import { configIssues, ENV_SCHEMAS, SECRET_VARIABLE } from "./env-schemas.js";
 import { arr, DATABASE_SERVICES, isObj, obj, parseEnvFile, parseYamlStream, root, run, SERVICES, str, tool, type Obj } from "./tools.js";
@@ -160,6 +161,11 @@ describe("docker-compose.yml", () => {
     const services = resolvedServices(secretsOnly);
     const issues = SERVICES.flatMap((name) => configIssues(name, environmentOf(obj(services[name], name))));
     expect(issues).toEqual([]);
+  });
+
+  test("scanner-ingest starts with the process environment npm start gives it (malloc's, not env.ts's)", () => {
+    const scanner = environmentOf(obj(resolvedServices(filled)["scanner-ingest"], "scanner-ingest"));
+    for (const [name, value] of Object.entries(SCANNER_PROCESS_ENV)) expect(scanner[name], name).toBe(value);
   });
 
   test("the placeholders stop the stack: every service, identity and postgres refuse .env.example as it is", () => {

@@ -3,6 +3,7 @@ import path from "node:path";
 import { API_VERSION, BOARD_EVENTS_PATH, MCP_SESSION_DEFAULTS } from "@board/proto";
 import { beforeAll, describe, expect, test } from "vitest";
 import { GatewayEnv } from "../../services/gateway/src/env.js";
+import { SCANNER_PROCESS_ENV } from "../../services/scanner-ingest/src/process-env.js";
 import { configIssues, SECRET_STAND_INS, SECRET_VARIABLE } from "./env-schemas.js";
 import {
   allowsPod,
@@ -163,6 +164,17 @@ describe.each(OVERLAYS)("kustomize overlay %s", (overlay) => {
       }
     }
     expect(problems).toEqual([]);
+  });
+
+  test("scanner-ingest's pods start with the process environment npm start gives it (malloc's, not env.ts's)", () => {
+    const { spec: pod } = podTemplate(deploymentOf(objects(), "scanner-ingest"));
+    const c = obj(arr(pod.containers, "containers")[0], "scanner-ingest container");
+    const env: Record<string, unknown> = {};
+    for (const ref of arr(c.envFrom, "envFrom").map((e) => obj(e, "envFrom"))) {
+      const cm = named(objects(), "ConfigMap", str(obj(ref.configMapRef, "configMapRef").name, "name"));
+      Object.assign(env, cm && isObj(cm.data) ? cm.data : {});
+    }
+    for (const [name, value] of Object.entries(SCANNER_PROCESS_ENV)) expect(env[name], name).toBe(value);
   });
 
   test("each service's configuration parses with its own env.ts", () => {
