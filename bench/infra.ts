@@ -13,6 +13,8 @@ export interface BenchInfra {
   nats: string;
   /** PATH for the service processes the bench starts. */
   path: string;
+  /** The service run under --cpu-prof, and where its profile goes (BENCH_CPU_PROFILE). */
+  cpuProfile?: { service: string; dir: string };
   stop(): Promise<void>;
 }
 
@@ -27,7 +29,8 @@ export const benchBusOptions = (infra: BenchInfra): ConnectionOptions => busOpti
  * and authorization on (each service on its own credential, as deployed); Postgres from DATABASE_URL.
  */
 export async function benchInfra(env: BenchEnv): Promise<BenchInfra> {
-  if (env.NATS_URL) return { natsUrl: env.NATS_URL, databaseUrl: env.DATABASE_URL, nats: "environment", path: env.PATH, stop: async () => {} };
+  const cpuProfile = env.BENCH_CPU_PROFILE ? { cpuProfile: { service: env.BENCH_CPU_PROFILE, dir: env.BENCH_CPU_PROFILE_DIR } } : {};
+  if (env.NATS_URL) return { natsUrl: env.NATS_URL, databaseUrl: env.DATABASE_URL, nats: "environment", path: env.PATH, ...cpuProfile, stop: async () => {} };
   const bin = findNatsServer();
   if (!bin) throw new Error(NO_NATS_MESSAGE);
   const nats = await TestNatsServer.start(bin);
@@ -37,6 +40,7 @@ export async function benchInfra(env: BenchEnv): Promise<BenchInfra> {
     databaseUrl: env.DATABASE_URL,
     nats: "private nats-server (authorization on)",
     path: env.PATH,
+    ...cpuProfile,
     stop: () => nats.stop(),
   };
 }

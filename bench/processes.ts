@@ -90,7 +90,8 @@ export class BenchProcesses {
   }
 
   private async spawn(name: ServiceName, env: Record<string, string>): Promise<void> {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "services", name, "src", "main.ts")], {
+    const profile = this.infra.cpuProfile?.service === name ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(root, this.infra.cpuProfile.dir)}`] : [];
+    const child = spawn(process.execPath, [...profile, "--import", "tsx", path.join(root, "services", name, "src", "main.ts")], {
       cwd: root,
       stdio: ["ignore", "ignore", "pipe"],
       env: {
