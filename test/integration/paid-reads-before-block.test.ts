@@ -1,9 +1,10 @@
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from "@x402/core/http";
+import { authorizationTypes } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { x402Client } from "@x402/fetch";
 import { eip3009TokenAbi, startEvmChain, type EvmChain } from "@board/test-chains/evm";
 import { sql } from "drizzle-orm";
-import { createPublicClient, createWalletClient, http, type Hex, type PublicClient } from "viem";
+import { createPublicClient, createWalletClient, http, type Address, type Hex, type PublicClient } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { Mppx } from "mppx/client";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -244,6 +245,55 @@ describe("paid reads answered before their block", () => {
     expect(await exposureOf(account.address)).toEqual({ unsettled: "0", owed: "0" });
     expect(await chain.balanceOf(payTo)).toBe(before + PRICE);
   });
+
+  it("an authorization that expires unused after its read was served (its transaction dropped, the one sent again not mined in time): recorded as lost against its payer, within the cap", async () => {
+    const { key, account } = await payer(100_000n);
+    // A payment whose authorization lapses 14 s from now (the rail takes one that holds at least 6 s more):
+    // signed by the payer's own key over the terms @x402/evm's client made, its validBefore moved closer.
+    const decoded = JSON.parse(Buffer.from(await signedPayment(key), "base64").toString()) as {
+      accepted: { asset: Address; extra: { name: string; version: string } };
+      payload: { signature: Hex; authorization: { from: Address; to: Address; value: string; validAfter: string; validBefore: string; nonce: Hex } };
+    };
+    const a = decoded.payload.authorization;
+    a.validBefore = String(Math.floor(Date.now() / 1000) + 14);
+    decoded.payload.signature = await account.signTypedData({
+      domain: { name: decoded.accepted.extra.name, version: decoded.accepted.extra.version, chainId: chain.chain.id, verifyingContract: decoded.accepted.asset },
+      types: authorizationTypes,
+      primaryType: "TransferWithAuthorization",
+      message: { from: a.from, to: a.to, value: BigInt(a.value), validAfter: BigInt(a.validAfter), validBefore: BigInt(a.validBefore), nonce: a.nonce },
+    });
+    const payment = Buffer.from(JSON.stringify(decoded)).toString("base64");
+    const before = await chain.balanceOf(payTo);
+    const lossesBefore = await metric("payments_losses_total");
+    await rpcCall("evm_setAutomine", [false]);
+    const snapshot = await rpcCall("evm_snapshot");
+    const res = await stack.paidGet(PATH, payment);
+    expect(res.status).toBe(200);
+    const { transaction } = receiptOf(res).response;
+    expect(receiptOf(res).response).toMatchObject({ settlement: "pending" });
+    // Dropped: reconciliation sends the authorization again, and no block comes before it lapses.
+    await rpcCall("evm_revert", [snapshot]);
+    await until(
+      async () => {
+        await stack.payments!.reconcile();
+        return (await lossesOf(account.address)).length === 1;
+      },
+      30_000,
+    );
+    expect(Date.now() / 1000).toBeGreaterThan(Number(a.validBefore));
+    expect(await lossesOf(account.address)).toEqual([{ amount: PRICE.toString(), reason: expect.stringMatching(/^payment_expired: /) }]);
+    expect(await exposureOf(account.address)).toEqual({ unsettled: "0", owed: PRICE.toString() });
+    expect(await metric("payments_losses_total")).toBe(lossesBefore + 1);
+    const ended = await rows<{ settlement: string }>(sql`select settlement::text from payments.claims where payer = ${account.address} and state = 'settled'`);
+    expect(ended).toEqual([{ settlement: "lost" }]);
+    expect(transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    // Mined now, what was sent again reverts on the lapsed authorization: nothing moves, and the payer is refused until cleared.
+    await rpcCall("evm_setAutomine", [true]);
+    await mine();
+    expect(await chain.balanceOf(payTo)).toBe(before);
+    expect(await refusal(await stack.paidGet(PATH, await signedPayment(key)))).toBe("payment_payer_in_arrears");
+    expect(await stack.payments!.exposure.clear(account.address, "test: forgiven")).toBe(1);
+  }, 60_000);
 
   it("the full board (0.25 USDC, above ANSWER_BEFORE_BLOCK_MAX_PRICE) waits for its block", async () => {
     const { key } = await payer(1_000_000n);
