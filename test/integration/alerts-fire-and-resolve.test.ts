@@ -324,6 +324,8 @@ describe("the shipped alerts in a real Prometheus, on real faults of a running s
             expect(await buyRead(payment)).toEqual({ status: 200, settlement: "pending" });
           },
           async () => {
+            // Its block and one more: a read answered before its block is final two blocks deep (SETTLEMENT_FINAL_CONFIRMATIONS).
+            await chainRpc("evm_mine");
             await chainRpc("evm_mine");
             await chainRpc("evm_setAutomine", [true]);
           },

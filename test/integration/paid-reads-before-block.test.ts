@@ -115,6 +115,10 @@ describe("paid reads answered before their block", () => {
     expect(await chain.balanceOf(payTo)).toBe(before);
     expect(took).toBeLessThan(5_000);
     await mine();
+    // Final two blocks deep (SETTLEMENT_FINAL_CONFIRMATIONS): its block alone leaves it pending.
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await settlementOf(pending.response.transaction))[0]?.settlement).toBe("pending");
+    await mine();
     await until(async () => (await settlementOf(pending.response.transaction))[0]?.settlement === "final");
     expect(await chain.balanceOf(payTo)).toBe(before + PRICE);
     const again = await stack.paidGet(PATH, payment);
@@ -144,6 +148,9 @@ describe("paid reads answered before their block", () => {
     const res = await eleventh;
     expect(res.status).toBe(200);
     expect(receiptOf(res).response).toMatchObject({ settlement: "final" });
+    // The ten answered early end one block deeper (SETTLEMENT_FINAL_CONFIRMATIONS), and their reservations with them.
+    expect((await exposureOf(account.address)).unsettled).toBe(CAP.toString());
+    await mine();
     await until(async () => (await exposureOf(account.address)).unsettled === "0");
   });
 
@@ -241,6 +248,44 @@ describe("paid reads answered before their block", () => {
       if ((await pendingCount()) > 0) await mine();
       return (await rows<{ settlement: string }>(sql`select settlement::text from payments.claims where payer = ${account.address} and state = 'settled'`))[0]?.settlement === "final";
     }, 20_000);
+    expect(await lossesOf(account.address)).toEqual([]);
+    expect(await exposureOf(account.address)).toEqual({ unsettled: "0", owed: "0" });
+    expect(await chain.balanceOf(payTo)).toBe(before + PRICE);
+  });
+
+  it("a block reorganized away after its receipt was read: the transfer is found missing at the final depth, sent again by reconciliation; final, nothing lost", async () => {
+    const { key, account } = await payer(100_000n);
+    const payment = await signedPayment(key);
+    const before = await chain.balanceOf(payTo);
+    const minedBatches = async () =>
+      (await stack.payments!.runtime.metrics.registry.metrics())
+        .split("\n")
+        .filter((l) => l.startsWith("payments_settlement_batches_total{") && l.includes('outcome="mined"'))
+        .reduce((sum, l) => sum + Number(l.split(" ").pop()), 0);
+    const minedBefore = await minedBatches();
+    await rpcCall("evm_setAutomine", [false]);
+    const snapshot = await rpcCall("evm_snapshot");
+    const res = await stack.paidGet(PATH, payment);
+    expect(res.status).toBe(200);
+    const { transaction } = receiptOf(res).response;
+    // Mined, and its receipt read (the batch counted mined): one block deep, not yet final.
+    await mine();
+    await until(async () => (await minedBatches()) > minedBefore);
+    expect((await settlementOf(transaction))[0]?.settlement).toBe("pending");
+    // That block reorganized away: the chain goes back to before it, and two other blocks come.
+    await rpcCall("evm_revert", [snapshot]);
+    await mine();
+    await mine();
+    await expect(rpc.getTransactionReceipt({ hash: transaction as Hex })).rejects.toThrow();
+    // Found missing at the final depth: reconciliation finds the authorization unused and still valid, and sends it again.
+    await rpcCall("evm_setAutomine", [true]);
+    await until(async () => {
+      await stack.payments!.reconcile();
+      return (await rows<{ settlement: string }>(sql`select settlement::text from payments.claims where payer = ${account.address} and state = 'settled'`))[0]?.settlement === "final";
+    }, 20_000);
+    const [ended] = await rows<{ transaction: string }>(sql`select transaction from payments.claims where payer = ${account.address} and state = 'settled'`);
+    // Sent again as it was (the same nonce, call and fees sign the same transaction), now on the chain that stayed.
+    expect(await rpc.getTransactionReceipt({ hash: ended!.transaction as Hex })).toMatchObject({ status: "success" });
     expect(await lossesOf(account.address)).toEqual([]);
     expect(await exposureOf(account.address)).toEqual({ unsettled: "0", owed: "0" });
     expect(await chain.balanceOf(payTo)).toBe(before + PRICE);

@@ -112,6 +112,14 @@ export const PaymentsEnv = baseEnv(9105)
     /** How often a sent batch's receipt is asked for. */
     SETTLEMENT_RECEIPT_POLL_MS: millis(5, 10_000).default(100),
     /**
+     * A Base read answered before its block is final (its receipt signed final, its payer's
+     * reservation released) once its transaction is this many blocks deep (its own included)
+     * and the receipt read again still carries its transfer: a block reorganized away after
+     * its receipt was read is caught, and the settlement goes to reconciliation (sent again, or
+     * a loss against the payer once the authorization lapsed). 1: final at the receipt.
+     */
+    SETTLEMENT_FINAL_CONFIRMATIONS: z.coerce.number().int().min(1).max(64).default(2),
+    /**
      * Base reads priced at most ANSWER_BEFORE_BLOCK_MAX_PRICE (USDC base units; 0: none) are
      * answered once their transfer is simulated against the latest state and broadcast, before
      * its block, while what their payer has been served and not yet settled stays within

@@ -63,6 +63,7 @@ export async function configuredRails(env: PaymentsEnv, log: Logger, instruments
         windowMs: env.SETTLEMENT_BATCH_WINDOW_MS,
         receiptTimeoutMs: env.SETTLEMENT_RECEIPT_TIMEOUT_MS,
         receiptPollMs: env.SETTLEMENT_RECEIPT_POLL_MS,
+        finalConfirmations: env.SETTLEMENT_FINAL_CONFIRMATIONS,
       },
       instruments.onBatch,
     );

@@ -20,6 +20,7 @@ export const batchGasLimit = (transfers: number) => BATCH_BASE_GAS + GAS_PER_TRA
 
 interface RawReceipt {
   status: Hex;
+  blockNumber: Hex;
   gasUsed: Hex;
   logs: { address: Address; topics: Hex[]; data: Hex }[];
 }
@@ -48,7 +49,7 @@ export function baseBatchChain(signer: FacilitatorEvmSigner, reader: PublicClien
       const raw = (await reader.request({ method: "eth_getTransactionReceipt", params: [hash] })) as RawReceipt | null;
       if (!raw) return null;
       const logs: ReceiptLog[] = raw.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data }));
-      return { status: raw.status === "0x1" ? "success" : "reverted", gasUsed: BigInt(raw.gasUsed), logs };
+      return { status: raw.status === "0x1" ? "success" : "reverted", gasUsed: BigInt(raw.gasUsed), logs, block: BigInt(raw.blockNumber) };
     },
     async blockNumber() {
       return BigInt((await reader.request({ method: "eth_blockNumber" })) as Hex);

@@ -11,7 +11,7 @@ export interface BatchChain {
   /** Signs and broadcasts aggregate3(calls); its hash once the node took it. */
   send(calls: readonly Call3[]): Promise<Hex>;
   /** The receipt once mined, null while not. Throws when the node cannot be asked. */
-  receipt(hash: Hex): Promise<{ status: "success" | "reverted"; gasUsed: bigint; logs: readonly ReceiptLog[] } | null>;
+  receipt(hash: Hex): Promise<{ status: "success" | "reverted"; gasUsed: bigint; logs: readonly ReceiptLog[]; block?: bigint } | null>;
   /** The latest block's number (never cached). Throws when the node cannot be asked. */
   blockNumber(): Promise<bigint>;
   /**
@@ -33,6 +33,14 @@ export interface BatchSettings {
   receiptTimeoutMs: number;
   /** How often the receipt is asked for while it is not there. */
   receiptPollMs: number;
+  /**
+   * Blocks (the receipt's own included) a transfer answered before its block must be under
+   * before it is final: the receipt is read again at that depth, and one a reorganized block
+   * took away leaves the settlement unknown, for reconciliation (sent again while its
+   * authorization holds, a loss once it lapsed). 1: final at the receipt. A read that waited
+   * for its block is answered at the receipt, as before.
+   */
+  finalConfirmations?: number;
 }
 
 /** What one closed batch came to, for the metrics. */
@@ -95,6 +103,8 @@ interface Waiting {
   early: () => Promise<boolean>;
   /** Answers the payment before its block (its final outcome still comes by resolve/reject). */
   broadcast(transaction: Hex): void;
+  /** Whether it was answered before its block (its final outcome then waits for finalConfirmations). */
+  answeredEarly(): boolean;
   resolve(outcome: SettlementOutcome): void;
   reject(err: Error): void;
 }
@@ -228,6 +238,7 @@ export class SettlementBatcher {
           answered = true;
           answer({ ok: true, pending: true, transaction, final: finalOutcome });
         },
+        answeredEarly: () => answered,
         resolve(outcome) {
           settled = true;
           final.resolve(outcome);
@@ -379,17 +390,51 @@ export class SettlementBatcher {
     report.gasUsed = receipt.gasUsed;
     report.outcome = receipt.status === "success" ? "mined" : "reverted";
     const transferred = transfersIn(receipt.logs, this.token);
+    const depth = this.settings.finalConfirmations ?? 1;
+    const confirming: Waiting[] = [];
     return () => {
       for (const w of go) {
         if (receipt.status === "success" && transferred(w.authorization)) {
           report.transferred++;
-          w.resolve({ ok: true, transaction: hash });
+          if (depth > 1 && w.answeredEarly()) confirming.push(w);
+          else w.resolve({ ok: true, transaction: hash });
         } else {
           const why = receipt.status === "success" ? "its transfer failed inside the settlement batch" : "the settlement batch reverted";
           w.resolve({ ok: false, reason: "payment_settlement_failed", detail: `${why}; nothing moved`, transaction: hash });
         }
       }
+      if (confirming.length > 0) void this.confirm(chain, hash, receipt.block ?? null, depth, confirming);
     };
+  }
+
+  /**
+   * Ends the transfers answered before their block once their transaction is `depth` blocks
+   * deep and its receipt still carries them. A receipt gone (its block reorganized away, the
+   * transaction not mined again) or no block in time leaves them unknown: reconciliation reads
+   * each authorization on chain, and sends it again or records the loss.
+   */
+  private async confirm(chain: BatchChain, hash: Hex, mined: bigint | null, depth: number, waiting: Waiting[]): Promise<void> {
+    const deadline = performance.now() + this.settings.receiptTimeoutMs * depth;
+    let seen = mined;
+    try {
+      if (seen === null) seen = await chain.blockNumber();
+      const target = seen + BigInt(depth - 1);
+      while (seen < target) {
+        const next = await this.blocks.after(seen, deadline);
+        if (next === "failed" || next === "deadline") throw new SettlementUnknown(`${hash} was mined; no block past it came to confirm it`, hash);
+        seen = next;
+      }
+      const again = await chain.receipt(hash);
+      const transferred = again?.status === "success" ? transfersIn(again.logs, this.token) : null;
+      for (const w of waiting) {
+        if (transferred?.(w.authorization)) w.resolve({ ok: true, transaction: hash });
+        else w.reject(new SettlementUnknown(`${hash} was mined and its transfer is no longer on the chain at ${depth} blocks (a reorganized block)`, hash));
+      }
+      if (!transferred) chain.resync();
+    } catch (err) {
+      const unknown = err instanceof SettlementUnknown ? err : new SettlementUnknown(`${hash} was mined; its depth could not be read`, hash);
+      for (const w of waiting) w.reject(unknown);
+    }
   }
 
   /**
