@@ -403,6 +403,45 @@ describe("SettlementBatcher on a local chain", () => {
     }
   });
 
+  it("with finalConfirmations 2, an early payment is final one block past its own; one that waited for its block is answered at its receipt; a block reorganized away at that depth leaves it unknown", async () => {
+    const payTo = newAddress();
+    const [early, waiting, reorganized] = await funded(3, payTo);
+    const mine = () => rpc.request({ method: "evm_mine" as never, params: [] as never });
+    await rpc.request({ method: "evm_setAutomine" as never, params: [false] as never });
+    try {
+      const b = batcher({ maxSize: 2, receiptPollMs: 20, finalConfirmations: 2 });
+      const first = b.settleEarly(early!, Promise.resolve(true), () => Promise.resolve(true));
+      const second = b.settleEarly(waiting!, Promise.resolve(true), () => Promise.resolve(false));
+      const answered = await first;
+      if (!("pending" in answered)) throw new Error("not answered early");
+      let final: SettlementOutcome | null = null;
+      void answered.final.then((o) => (final = o));
+      await mine();
+      expect(await second).toEqual({ ok: true, transaction: answered.transaction });
+      await sleep(200);
+      expect(final).toBeNull();
+      await mine();
+      expect(await answered.final).toEqual({ ok: true, transaction: answered.transaction });
+
+      // Mined, its receipt read, then the block taken away (the chain back to before it) and two others mined.
+      const snapshot = await rpc.request({ method: "evm_snapshot" as never, params: [] as never });
+      const reports: BatchReport[] = [];
+      const c = batcher({ maxSize: 1, receiptPollMs: 20, finalConfirmations: 2 }, real, reports);
+      const gone = await c.settleEarly(reorganized!, Promise.resolve(true), () => Promise.resolve(true));
+      if (!("pending" in gone)) throw new Error("not answered early");
+      await mine();
+      for (let i = 0; i < 100 && reports.length === 0; i++) await sleep(20);
+      expect(reports[0]?.outcome).toBe("mined");
+      await rpc.request({ method: "evm_revert" as never, params: [snapshot] as never });
+      await mine();
+      await mine();
+      await expect(gone.final).rejects.toBeInstanceOf(SettlementUnknown);
+      expect(await used(reorganized!)).toBe(false);
+    } finally {
+      await rpc.request({ method: "evm_setAutomine" as never, params: [true] as never });
+    }
+  });
+
   it("a chain that mines at once answers an early payment final: its receipt was there at the first ask", async () => {
     const payTo = newAddress();
     const [a] = await funded(1, payTo);
