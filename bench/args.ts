@@ -27,6 +27,7 @@ export const ROW_IDS = [
   "name-page",
   "sector-page",
   "audit-page",
+  "docs-page",
   "license-board",
   "license-board-gzip",
   ...HISTORY_ROW_IDS,

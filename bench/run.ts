@@ -160,6 +160,8 @@ async function main(): Promise<number> {
       const sectorPage = benchSectorPage();
       await bench.row("sector-page", "sector page, stack", sectorPage, args.freeConcurrency, () => bench.timed("sector-page", "sector page, stack", s.base, sectorPage));
       await bench.row("audit-page", "audit page, stack", "/audit", args.freeConcurrency, () => bench.timed("audit-page", "audit page, stack", s.base, "/audit"));
+      // The API reference (its HTML; the hashed assets it loads are cached by the browser, so not read per view).
+      await bench.row("docs-page", "docs page, stack", "/docs", args.freeConcurrency, () => bench.timed("docs-page", "docs page, stack", s.base, "/docs"));
       await bench.row("license-board", "licensed full board (X-License-Key)", BOARD_PATH, args.freeConcurrency, () =>
         bench.timed("license-board", "licensed full board (X-License-Key)", s.base, BOARD_PATH, { headers: licenseHeader! }),
       );
@@ -258,7 +260,7 @@ async function main(): Promise<number> {
       // Each row against the ceiling that served the same kind of bytes.
       const ceilingFor = (id: string): keyof typeof ceilings => (id === "license-board" || id === "ceiling-board" ? "ceiling-board" : id === "license-board-gzip" || id === "ceiling-board-gzip" ? "ceiling-board-gzip" : "ceiling");
       for (const r of bench.rows) {
-        if (r.id === "name-page" || r.id === "sector-page" || r.id === "audit-page") continue;
+        if (r.id === "name-page" || r.id === "sector-page" || r.id === "audit-page" || r.id === "docs-page") continue;
         const c = historyIds.includes(r.id as HistoryRowId) || historyIds.some((id) => r.id === `ceiling-${id}`) ? historyCeilings.get(r.id.replace(/^ceiling-/, "")) : ceilings[ceilingFor(r.id)];
         if (!c?.requestsPerSecond) continue;
         r.ratioToCeiling = r.requestsPerSecond / c.requestsPerSecond;
