@@ -7,7 +7,6 @@ import { Ajv } from "ajv";
 import addFormatsModule, { type FormatsPlugin } from "ajv-formats";
 import { describe, expect, it } from "vitest";
 import { serverCard } from "../../src/discovery/server-card.js";
-import { MCP_REGISTRY_SCHEMA } from "./env.js";
 import { SERVER_JSON_SCHEMA, serverJson, serverJsonText, type ServerJson } from "../../src/discovery/server-json.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../..");
@@ -17,11 +16,13 @@ const committed = JSON.parse(committedText) as ServerJson;
 const addFormats = ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? addFormatsModule) as FormatsPlugin;
 
 /**
- * The registry's published schema (JSON Schema draft-07, $id SERVER_JSON_SCHEMA) is not kept in
- * this repository: MCP_REGISTRY_SCHEMA names a copy of it (docs/mcp.md says where it is
- * published). Without it, that one check is skipped and says so.
+ * The registry's published schema (JSON Schema draft-07, $id SERVER_JSON_SCHEMA), kept beside this
+ * test unchanged: fixtures/README.md says where it was copied from.
  */
-const schemaPath = MCP_REGISTRY_SCHEMA;
+const registrySchema = JSON.parse(readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures/mcp-registry-server.schema.json"), "utf8")) as {
+  $id: string;
+  $schema: string;
+};
 
 describe("server.json", () => {
   it("is what the generator makes of the server card for its base URL", () => {
@@ -48,15 +49,24 @@ describe("server.json", () => {
     expect(committed.description.length).toBeLessThanOrEqual(100);
   });
 
-  it.skipIf(!schemaPath)("validates against the MCP registry's published server.schema.json (MCP_REGISTRY_SCHEMA)", () => {
-    const schema = JSON.parse(readFileSync(schemaPath!, "utf8")) as { $id: string; $schema: string };
-    expect(schema.$id).toBe(SERVER_JSON_SCHEMA);
+  it("validates against the MCP registry's published server.schema.json, which refuses a broken copy", () => {
+    expect(registrySchema.$id).toBe(SERVER_JSON_SCHEMA);
+    expect(registrySchema.$schema).toBe("http://json-schema.org/draft-07/schema#");
     const ajv = new Ajv({ strict: false, allErrors: true });
     addFormats(ajv);
-    const validate = ajv.compile(schema);
+    const validate = ajv.compile(registrySchema);
     expect(validate(committed), JSON.stringify(validate.errors)).toBe(true);
-    // The validator bites: another host's file is valid too, a name without its namespace is not.
     expect(validate(serverJson(new URL("https://board.example.org")))).toBe(true);
-    expect(validate({ ...committed, name: "scored-market-board" })).toBe(false);
+    // The validator bites: each of these breaks one of the registry's rules.
+    const [open] = committed.remotes;
+    const broken: [string, unknown][] = [
+      ["a name without its namespace", { ...committed, name: "scored-market-board" }],
+      ["a description over 100 characters", { ...committed, description: "x".repeat(101) }],
+      ["no version", { ...committed, version: undefined }],
+      ["a remote URL that is not http(s)", { ...committed, remotes: [{ ...open, url: "ftp://board.example.com/mcp" }] }],
+      ["a header without its name", { ...committed, remotes: [{ ...open, headers: [{ description: "nameless" }] }] }],
+      ["a header format the registry does not know", { ...committed, remotes: [{ ...open, headers: [{ ...open?.headers?.[0], format: "secret" }] }] }],
+    ];
+    for (const [what, doc] of broken) expect(validate(JSON.parse(JSON.stringify(doc))), what).toBe(false);
   });
 });
