@@ -157,7 +157,7 @@ export const CREDENTIALS: readonly Credential[] = [
     scheme: "x402PaymentV1",
     header: CREDENTIAL_HEADERS.x402v1,
     tiers: ["x402"],
-    description: "The x402 v1 header: a v1 payment payload (offers of the 402 body's accepts, networks base and solana), or a v2 payload sent under SPEC.md's header name.",
+    description: "The x402 v1 header: a v1 payment payload (offers of the 402 body's accepts, networks base and solana), or a v2 payload sent under this header, the name the original interface gave it.",
   },
   {
     scheme: "mppPayment",
