@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { identityLicenseIssue, inboxPrefixOf, PAID_ROUTES, ROUTES, SectorLabel, type LicenseIssueReply, type Route } from "@board/proto";
+import { FreeBoard, identityLicenseIssue, inboxPrefixOf, NameSeries, PAID_ROUTES, ROUTES, SectorLabel, SERIES_STREAM, seriesSubject, type LicenseIssueReply, type NameRecord, type Route } from "@board/proto";
 import { request } from "@board/service-kit";
 import { readDevWallets } from "@board/client/dev-wallets";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
@@ -174,6 +174,78 @@ describe("npm start under load and faults", () => {
       await board.end();
     }
   });
+
+  it("serves the pages: /docs and /audit, the landing page's links, a free name's chart drawn from the scanner's series (its last close the delayed board's), its sector's members", async () => {
+    const page = async (p: string) => {
+      const res = await fetch(`${stack.base}${p}`);
+      return { status: res.status, type: res.headers.get("content-type"), csp: res.headers.get("content-security-policy"), body: await res.text() };
+    };
+    const docs = await page("/docs");
+    expect(docs.status, docs.body.slice(0, 300)).toBe(200);
+    expect(docs.type).toBe("text/html; charset=utf-8");
+    expect(docs.csp).toContain("default-src 'none'");
+    expect(docs.csp).not.toContain("unsafe");
+    const audit = await page("/audit");
+    expect(audit.status, audit.body.slice(0, 300)).toBe(200);
+    expect(audit.type).toBe("text/html; charset=utf-8");
+
+    // The scanner publishes each closing board's series just after the board: poll (bounded) until
+    // the free slice's first name is drawn from them, on the delayed board the free slice shows.
+    let sym = "";
+    let free: FreeBoard | undefined;
+    let record: NameRecord | undefined;
+    let name = { status: 0, body: "" };
+    let closes: { date: string; close: number }[] = [];
+    for (const t0 = Date.now(); ; await sleep(1000)) {
+      free = FreeBoard.parse(await ok(await fetch(`${stack.base}/api/board/free`), "free"));
+      // A name with a sector page (an index fund has none).
+      const tops = free.book_order.flatMap((b) => free!.books[b]!.top);
+      record = tops.find((r) => r.sector !== "Index") ?? tops[0]!;
+      sym = record.sym;
+      name = await page(`/board/${sym}`);
+      const g = /<g class="closes">([\s\S]*?)<\/g>/.exec(name.body)?.[1] ?? "";
+      closes = [...g.matchAll(/data-date="([\d-]+)" data-close="([^"]+)"/g)].map((m) => ({ date: m[1]!, close: Number(m[2]) }));
+      if ((name.status === 200 && closes.length >= 200 && closes.at(-1)!.date === free.asof_daily) || Date.now() - t0 > 120_000) break;
+    }
+    expect(name.status, name.body.slice(0, 300)).toBe(200);
+    expect(closes.length, `no chart on /board/${sym} within 120 s`).toBeGreaterThanOrEqual(200);
+    expect(name.body).toContain(`data-sessions="${closes.length}"`);
+    // The plotted closes are the series the scanner published for the delayed board's session, and
+    // the last one is the close the delayed board serves for that name (to the cent, as it gives it).
+    // Read as the gateway reads it (the operator manages the stream but may not read its messages).
+    const seed = fs.readFileSync(path.join(stack.dataDir, "nats", "auth", "gateway.nk"), "utf8").trim();
+    const asGateway = await connect({ servers: stack.natsUrl, authenticator: nkeyAuthenticator(new TextEncoder().encode(seed)), inboxPrefix: inboxPrefixOf("gateway") });
+    let published: NameSeries;
+    try {
+      const m = await (await asGateway.jetstreamManager()).streams.getMessage(SERIES_STREAM, { last_by_subj: seriesSubject(free!.asof_daily, sym) });
+      published = NameSeries.parse(JSON.parse(new TextDecoder().decode(m.data)));
+    } finally {
+      await asGateway.close();
+    }
+    expect(closes).toEqual(published.dates.map((date, i) => ({ date, close: published.close[i]! })));
+    expect(closes.at(-1)!.date).toBe(free!.asof_daily);
+    expect(closes.at(-1)!.close).toBeCloseTo(record!.price, 2);
+
+    // The landing page links every free name to its page, and the sectors (heat map) to theirs.
+    const landing = (await page("/")).body;
+    for (const b of free!.book_order) for (const r of free!.books[b]!.top) expect(landing).toContain(`href="/board/${r.sym}"`);
+    for (const p of ["/docs", "/audit"]) expect(landing).toContain(`href="${p}"`);
+    const sectorLinks = [...new Set([...landing.matchAll(/href="(\/board\/sector\/[a-z0-9-]+)"/g)].map((m) => m[1]!))];
+    expect(sectorLinks.length).toBeGreaterThan(0);
+    // The name's own sector page lists it among its members; a sector of the heat map lists its own.
+    const own = /data-sector-link[^>]*href="([^"]+)"|href="([^"]+)"[^>]*data-sector-link/.exec(name.body);
+    const ownPath = own?.[1] ?? own?.[2];
+    expect(ownPath, "the name page links to its sector").toMatch(/^\/board\/sector\//);
+    for (const p of new Set([ownPath!, sectorLinks[0]!])) {
+      const sector = await page(p);
+      expect(sector.status, `${p}: ${sector.body.slice(0, 300)}`).toBe(200);
+      expect(sector.type).toBe("text/html; charset=utf-8");
+      const members = [...sector.body.matchAll(/<tr data-sym="([^"]+)"/g)].map((m) => m[1]!);
+      expect(members.length, p).toBeGreaterThan(0);
+      for (const m of members) expect(sector.body).toContain(`href="/board/${m}"`);
+      if (p === ownPath) expect(members).toContain(sym);
+    }
+  }, 180_000);
 
   it("30 concurrent reads on one free key: at most 25 served, the rest 429 with Retry-After, no 5xx; reads go on after it", async () => {
     const key = await freeKey(`burst-${Date.now()}@example.com`);
