@@ -19,6 +19,11 @@ describe("bus grants against the catalogue of endpoints", () => {
     }
   });
 
+  it("every endpoint a principal may call is in the catalogue (so the contract test asks it)", () => {
+    const catalogued = new Set(BUS_ENDPOINTS.map((e) => e.subject));
+    expect(BUS_PRINCIPALS.flatMap((p) => BUS_GRANTS[p].calls.map((e) => e.subject)).filter((s) => !catalogued.has(s))).toEqual([]);
+  });
+
   it("only the operator may call the licence and arrears endpoints (and the pings); the operator serves nothing", () => {
     const operatorOnly = BUS_GRANTS.operator.calls.map((e) => e.subject).filter((s) => callers(s).length === 1);
     expect(operatorOnly.sort()).toEqual(

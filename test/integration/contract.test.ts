@@ -15,8 +15,8 @@ beforeAll(async () => {
   await stack.start();
   await stack.startBoard();
   const common = (service: ServiceName) => ({ ...stack.busEnv(service), DATABASE_URL: stack.db.url, HEALTH_PORT: 0, LOG_LEVEL: "warn" });
-  // Identity and metering come with the stack.
-  others.push((await startPayments(PaymentsEnv.parse(common("payments")))).runtime);
+  // Identity and metering come with the stack. Payments holds receipt keys, so its DID document answers.
+  others.push((await startPayments(PaymentsEnv.parse({ ...common("payments"), RECEIPT_SECRET: "contract-test-receipt-secret-0123456789" }))).runtime);
   scanner = await startScanner(ScannerEnv.parse(common("scanner-ingest")));
   await scanner.ready;
   await until(() => stack.board!.publication()?.views.has("free") === true);

@@ -1,6 +1,16 @@
 import { boardRead } from "./board.js";
 import { SERVICE_NAMES, type BusEndpoint } from "./endpoint.js";
-import { paymentsArrearsClear, paymentsArrearsList, paymentsCatalogue, paymentsClaim, paymentsRelease, paymentsRequirements, paymentsSettle, paymentsStatus } from "./payments.js";
+import {
+  paymentsArrearsClear,
+  paymentsArrearsList,
+  paymentsCatalogue,
+  paymentsClaim,
+  paymentsDidDocument,
+  paymentsRelease,
+  paymentsRequirements,
+  paymentsSettle,
+  paymentsStatus,
+} from "./payments.js";
 import {
   identityFreeKey,
   identityJwks,
@@ -28,6 +38,7 @@ export const BUS_ENDPOINTS: readonly BusEndpoint[] = [
   paymentsSettle,
   paymentsRelease,
   paymentsStatus,
+  paymentsDidDocument,
   paymentsArrearsList,
   paymentsArrearsClear,
   identityResolve,
