@@ -20,7 +20,7 @@ const kept = path.join(here, "package.json.workspace");
 const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc");
 
 /** Every module the package's exports and bin name, by its source path. */
-const ENTRIES = ["src/browser.ts", "src/index.ts", "src/node/dev-wallets.ts", "src/cli/buy.ts", "src/cli/bin.ts"];
+const ENTRIES = ["src/browser.ts", "src/index.ts", "src/node/dev-wallets.ts", "src/cli/buy.ts", "src/cli/bin.ts", "src/cli/mcp-bin.ts"];
 
 async function buildDist() {
   fs.rmSync(dist, { recursive: true, force: true });

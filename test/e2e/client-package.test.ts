@@ -6,6 +6,9 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { build } from "esbuild";
 import { chromium, type Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,9 +17,10 @@ import { toolEnv } from "./env.js";
 
 // @board/client as an integrator gets it: `npm pack` (which builds dist/ and publishes exports to
 // it, not to the TypeScript source), the tarball installed with npm into an empty folder outside
-// the repository, then its bin buys a paid read of a stack started by `npm start`, and a page in
-// Chromium, bundled from the installed package's browser entry, buys one too. The buyer is the
-// development wallet that start generated and funded in this test's own data directory.
+// the repository, then its bin buys a paid read of a stack started by `npm start`, its paying MCP
+// proxy pays a tool call for an MCP host, and a page in Chromium, bundled from the installed
+// package's browser entry, buys one too. The buyer is the development wallet that start
+// generated and funded in this test's own data directory.
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const CLIENT_DIR = path.join(ROOT, "packages", "client");
@@ -74,7 +78,7 @@ describe("the packed @board/client", () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(installed, "package.json"), "utf8")) as Record<string, unknown> & { dependencies: Record<string, string> };
     expect(pkg.private).toBeUndefined();
     expect(pkg.license).toBe("Apache-2.0");
-    expect(pkg.bin).toEqual({ "board-buy": "./dist/cli/bin.js" });
+    expect(pkg.bin).toEqual({ "board-buy": "./dist/cli/bin.js", "board-mcp": "./dist/cli/mcp-bin.js" });
     expect(Object.keys(pkg.dependencies)).not.toContain("@board/proto");
     expect(JSON.stringify(pkg.exports)).not.toContain("/src/");
     expect(fs.existsSync(path.join(installed, "src"))).toBe(false);
@@ -103,6 +107,36 @@ describe("the packed @board/client", () => {
     const kept = fs.readFileSync(receipts, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { rail: string; transaction: string; header: string });
     expect(kept).toHaveLength(1);
     expect(kept[0]).toMatchObject({ rail: "base", transaction: receipt![1], header: "PAYMENT-RESPONSE" });
+  });
+
+  it("board-mcp, the installed paying MCP proxy, started by an MCP host over stdio: the board's tools listed, a paid call paid and its receipt kept", async () => {
+    const receipts = path.join(app, "mcp-receipts.jsonl");
+    // No URL: the proxy finds the board's /mcp from the development wallets' gateway, as board-buy finds the board.
+    const env = toolEnv({ BOARD_DEV_WALLETS: path.join(dataDir, "dev-wallets.json"), BOARD_RECEIPTS: "mcp-receipts.jsonl" });
+    const transport = new StdioClientTransport({
+      command: "npx",
+      args: ["--no-install", "board-mcp"],
+      cwd: app,
+      env: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined)),
+      stderr: "pipe",
+    });
+    let stderr = "";
+    transport.stderr?.on("data", (d: Buffer) => (stderr += d.toString()));
+    const client = new Client({ name: "integrator-host", version: "1.0.0" });
+    try {
+      await timed("mcp", async () => {
+        await client.connect(transport);
+        const { tools } = await client.listTools();
+        expect(tools.find((t) => t.name === "get_regime_live")?.description, stderr).toContain("Costs 0.005 USDC (5000 base units) per call");
+        const paid = (await client.callTool({ name: "get_regime_live", arguments: {} })) as CallToolResult;
+        expect(paid.isError, `${JSON.stringify(paid.content).slice(0, 300)}\n${stderr}`).toBeFalsy();
+        expect(paid._meta?.["x402/payment-response"]).toMatchObject({ success: true });
+      });
+    } finally {
+      await client.close();
+    }
+    const kept = fs.readFileSync(receipts, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { rail: string; price: string; header: string });
+    expect(kept).toEqual([expect.objectContaining({ rail: "base", price: "5000", header: "PAYMENT-RESPONSE" })]);
   });
 
   it("in a page of another origin, the browser entry buys a paid read and keeps its receipt in localStorage", async () => {

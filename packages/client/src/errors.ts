@@ -15,6 +15,8 @@ export const ClientErrorCode = [
   "unknown_route",
   /** Paying would take today's spending past the daily cap: nothing was signed or sent. */
   "daily_cap_exceeded",
+  /** One call costs more than the per-call maximum (the MCP proxy's): nothing was signed or sent. */
+  "price_above_limit",
   /** The 402 offered nothing the configured payer can pay (no offer on its network). */
   "no_matching_offer",
   /** The payer could not sign a payment (a wallet or chain error before anything was sent). */

@@ -13,6 +13,7 @@ import type { ClientError } from "../errors.js";
 import { readDevWallets } from "../node/dev-wallets.js";
 import { fileReceipts } from "../node/file-receipts.js";
 import { createPayer, devWalletConfig, type RailConfig } from "../pay/index.js";
+import type { Rail } from "../pay/types.js";
 import { ReceiptLog, type Receipt } from "../receipts.js";
 import { formatUsdc } from "../spend-cap.js";
 import { parseArgs, usage, UsageError, type BuyArgs } from "./args.js";
@@ -27,14 +28,14 @@ function shown(file: string): string {
   return rel && !rel.startsWith("..") ? rel : file;
 }
 
-/** The rail's wallet from the environment when its key is set, else the development wallet. */
-function railConfig(args: BuyArgs, env: BuyEnv, walletsFile: string): { config: RailConfig; gateway: string | null; from: string } {
+/** The rail's wallet from the environment when its key is set, else the development wallet (board-mcp's too). */
+export function railConfig(rail: Rail, env: BuyEnv, walletsFile: string): { config: RailConfig; gateway: string | null; from: string } {
   const evm = env.BOARD_BUYER_EVM_KEY as Hex | undefined;
   const fromEnv = (config: RailConfig) => ({ config, gateway: null, from: "environment" });
-  switch (args.rail) {
+  switch (rail) {
     case "base":
     case "mpp":
-      if (evm) return fromEnv({ rail: args.rail, privateKey: evm, ...(env.BOARD_BASE_RPC_URL && { rpcUrl: env.BOARD_BASE_RPC_URL }), ...(env.BOARD_BASE_USDC && { usdc: env.BOARD_BASE_USDC }) });
+      if (evm) return fromEnv({ rail, privateKey: evm, ...(env.BOARD_BASE_RPC_URL && { rpcUrl: env.BOARD_BASE_RPC_URL }), ...(env.BOARD_BASE_USDC && { usdc: env.BOARD_BASE_USDC }) });
       break;
     case "batched":
       if (evm) return fromEnv({ rail: "batched", privateKey: evm, ...(env.BOARD_CIRCLE_GATEWAY_URL && { gatewayUrl: env.BOARD_CIRCLE_GATEWAY_URL }) });
@@ -50,7 +51,7 @@ function railConfig(args: BuyArgs, env: BuyEnv, walletsFile: string): { config: 
       break;
   }
   const wallets = readDevWallets(walletsFile);
-  return { config: devWalletConfig(wallets, args.rail), gateway: wallets.gateway, from: shown(walletsFile) };
+  return { config: devWalletConfig(wallets, rail), gateway: wallets.gateway, from: shown(walletsFile) };
 }
 
 function failure(error: ClientError, base: string): never {
@@ -92,7 +93,7 @@ async function buy(command: string, root: string, argv: readonly string[]) {
   }
   const env = buyEnv();
   const dataDir = path.resolve(root, env.DATA_DIR);
-  const { config, gateway, from } = railConfig(args, env, path.resolve(root, env.BOARD_DEV_WALLETS ?? path.join(dataDir, "dev-wallets.json")));
+  const { config, gateway, from } = railConfig(args.rail, env, path.resolve(root, env.BOARD_DEV_WALLETS ?? path.join(dataDir, "dev-wallets.json")));
   const base = env.BOARD_URL ?? gateway ?? `http://localhost:${env.PORT}`;
   const receiptsFile = path.resolve(root, env.BOARD_RECEIPTS ?? path.join(dataDir, "receipts.jsonl"));
   const payer = await createPayer(config);

@@ -3,8 +3,8 @@ import { z } from "zod";
 const url = z.url({ protocol: /^https?$/, error: "must be an http(s) URL" });
 
 /**
- * What the buyer command (`npm run buy`, `board-buy`) reads from the environment. Every buyer key is optional: a rail whose key
- * is not set pays with the development wallet `npm start` wrote to dev-wallets.json.
+ * What the buyer command (`npm run buy`, `board-buy`) and the paying MCP proxy (`board-mcp`) read from the environment. Every
+ * buyer key is optional: a rail whose key is not set pays with the development wallet `npm start` wrote to dev-wallets.json.
  */
 export const BuyEnv = z.object({
   /** The gateway (default: the one in dev-wallets.json, else http://localhost:$PORT). */
@@ -30,6 +30,12 @@ export const BuyEnv = z.object({
   BOARD_BUYER_ALGORAND_MNEMONIC: z.string().optional(),
   BOARD_ALGOD_URL: url.optional(),
   BOARD_ALGOD_TOKEN: z.string().default(""),
+  /** board-mcp: the board's MCP endpoint (default: $BOARD_URL/mcp, else the gateway in dev-wallets.json, else http://localhost:$PORT/mcp). */
+  BOARD_MCP_URL: url.optional(),
+  /** board-mcp: the most one tool call may cost, in USDC base units (default 10000, 0.01 USDC); a dearer call is refused unpaid. */
+  BOARD_MCP_MAX_PRICE: z.string().regex(/^\d+$/, "must be whole USDC base units").default("10000"),
+  /** board-mcp: a live-feed license key, sent as X-License-Key (opens the licensed tools). */
+  BOARD_LICENSE_KEY: z.string().min(1).optional(),
 });
 export type BuyEnv = z.infer<typeof BuyEnv>;
 

@@ -2,6 +2,7 @@
 // paying itself is done by the rail's own client library (@x402/fetch with the rail's scheme,
 // Circle's batching client, mppx); a payer only wires it up and reports what it paid.
 
+import type { PaymentPayload, PaymentRequired } from "@x402/core/types";
 import type { ClientError } from "../errors.js";
 
 export const RAILS = ["base", "solana", "algorand", "batched", "mpp"] as const;
@@ -43,12 +44,17 @@ export type PayOutcome =
   /** Nothing was paid: refused here (cap, no offer, signing failed) or the board could not be reached. */
   | { kind: "not_paid"; error: ClientError; quote: Quote | null };
 
+/** One offer of a PaymentRequired signed, not sent: the caller carries it (x402's MCP transport: _meta["x402/payment"]). */
+export type SignOutcome = { ok: true; payload: PaymentPayload; quote: Quote } | { ok: false; error: ClientError; quote: Quote | null };
+
 export interface Payer {
   readonly rail: Rail;
   /** The paying wallet's address on its rail. */
   readonly address: string;
   /** GETs `url` (with `headers`), paying the 402 if one comes; `approve` sees the price first. */
   get(url: string, headers: Record<string, string>, approve: Approve): Promise<PayOutcome>;
+  /** x402 rails only (not MPP): signs the offer of `required` this payer takes; `approve` sees the price first. */
+  signX402?(required: PaymentRequired, approve: Approve): Promise<SignOutcome>;
 }
 
 /** A fetch that remembers the payment headers it sent, so a receipt can say what was paid with. */
