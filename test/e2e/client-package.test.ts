@@ -78,7 +78,8 @@ describe("the packed @board/client", () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(installed, "package.json"), "utf8")) as Record<string, unknown> & { dependencies: Record<string, string> };
     expect(pkg.private).toBeUndefined();
     expect(pkg.license).toBe("Apache-2.0");
-    expect(pkg.bin).toEqual({ "board-buy": "./dist/cli/bin.js", "board-mcp": "./dist/cli/mcp-bin.js" });
+    // Two commands; `client` (the package's unscoped name) is board-buy again, so that `npx @board/client` knows which to run.
+    expect(pkg.bin).toEqual({ "board-buy": "./dist/cli/bin.js", "board-mcp": "./dist/cli/mcp-bin.js", client: "./dist/cli/bin.js" });
     expect(Object.keys(pkg.dependencies)).not.toContain("@board/proto");
     expect(JSON.stringify(pkg.exports)).not.toContain("/src/");
     expect(fs.existsSync(path.join(installed, "src"))).toBe(false);
