@@ -57,7 +57,8 @@ export const usage = (command: string): string => `usage: ${command} [<board MCP
 A local MCP server (stdio) for hosts that cannot pay: the board's tools, prompts and resources,
 with each paid (*_live) tool call paid here over x402 from the configured wallet.
 
-  <url>        the board's MCP endpoint (default BOARD_MCP_URL, else $BOARD_URL/mcp, else http://localhost:$PORT/mcp)
+  <url>        the board's MCP endpoint (default BOARD_MCP_URL, else $BOARD_URL/mcp, else the development
+               wallets' gateway's /mcp, else http://localhost:$PORT/mcp)
   --rail       the rail to pay on (default base)
   --max-price  the most one call may cost, USDC base units (default BOARD_MCP_MAX_PRICE, else 10000 = 0.01 USDC)
   --cap        daily spending cap, USDC base units (default BOARD_DAILY_CAP, else 1000000 = 1 USDC)
