@@ -10,7 +10,8 @@ import { Stack, until } from "./harness.js";
 
 /** Debian's chromium (.ci/run installs it); never a downloaded browser. */
 const CHROMIUM = "/usr/bin/chromium";
-const RESULTS = fileURLToPath(new URL("../../test-results/", import.meta.url));
+/** Kept as CI artifacts beside the other pages' screenshots (.ci/run lists them); git-ignored. */
+const SCREENSHOTS = fileURLToPath(new URL("../artifacts/screenshots/", import.meta.url));
 const HOSTILE = `<img src=x onerror="alert('name')"><script>alert(1)</script> & Co`;
 
 const stack = new Stack();
@@ -18,7 +19,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium), as .ci/run does.`);
-  mkdirSync(RESULTS, { recursive: true });
+  mkdirSync(SCREENSHOTS, { recursive: true });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ["--no-sandbox"] });
   await stack.start();
 });
@@ -139,7 +140,7 @@ describe("landing page", () => {
       expect(v.violations).toEqual([]);
       expect(v.failed).toEqual([]);
       expect(v.requests).toEqual([`${stack.base}/`]);
-      await v.page.screenshot({ path: `${RESULTS}landing-page-warming-up.png`, fullPage: true });
+      await v.page.screenshot({ path: `${SCREENSHOTS}landing-page-warming-up.png`, fullPage: true });
     } finally {
       await v.page.close();
     }
@@ -201,8 +202,8 @@ describe("landing page", () => {
       expect(v.failed).toEqual([]);
       // One request: the document. No font, script, style sheet or image is fetched from anywhere.
       expect(v.requests).toEqual([`${stack.base}/`]);
-      await page.screenshot({ path: `${RESULTS}landing-page.png`, fullPage: true });
-      expect(statSync(`${RESULTS}landing-page.png`).size).toBeGreaterThan(10_000);
+      await page.screenshot({ path: `${SCREENSHOTS}landing-page.png`, fullPage: true });
+      expect(statSync(`${SCREENSHOTS}landing-page.png`).size).toBeGreaterThan(10_000);
     } finally {
       await v.page.close();
     }
@@ -279,7 +280,7 @@ describe("landing page", () => {
       expect(v.consoleErrors).toEqual([]);
       expect(v.violations).toEqual([]);
       expect(v.requests).toEqual([`${stack.base}/`]);
-      await v.page.screenshot({ path: `${RESULTS}landing-page-development.png` });
+      await v.page.screenshot({ path: `${SCREENSHOTS}landing-page-development.png` });
     } finally {
       await v.page.close();
     }
