@@ -62,7 +62,7 @@ export async function startScanner(env: ScannerEnv, opts: { clock?: Clock } = {}
       const series = await publishSeries(rt.bus.nc, nameSeries(snapshot, bars));
       rt.log.info({ asof: slot.asofDaily, ...series, ms: Math.round(performance.now() - t1) }, "series published");
     } catch (err) {
-      rt.log.warn({ err, asof: slot.asofDaily }, "series not published: the name pages keep the previous session's");
+      rt.log.warn({ err, asof: slot.asofDaily }, "series not published: the name pages show no chart for this board");
     }
   };
   const scan = async (slot: ScanSlot) => {
