@@ -133,7 +133,7 @@ async function licensedRead(deps: ReadDeps, caller: McpCaller, order: Order): Pr
   if (access.kind === "refused") return errorResult(access.code, access.message);
   const live = access.principal.tier === "live_license" || (access.principal.tier === "bearer" && access.principal.license_kind === "live_feed");
   if (!live)
-    return errorResult("forbidden", "A scanner license is not valid inside MCP (SPEC.md 5): use the *_live tools, paid per call, or a live-feed license.");
+    return errorResult("forbidden", "A scanner license is not valid inside MCP: use the *_live tools, paid per call, or a live-feed license.");
   const burst = await consume(deps.nc, deps.timeoutMs, deps.log, access.principal.id, "licensed");
   if (!burst.granted) return errorResult(burst.reason, "Too many calls at once. Pace calls sequentially.", { retry_after_seconds: burst.retry_after_seconds });
   const reply = await read(deps, order);
