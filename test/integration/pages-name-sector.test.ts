@@ -177,6 +177,18 @@ describe("name and sector pages", () => {
       expect(Number(await page.locator('line[data-level="target_3r"]').getAttribute("data-value"))).toBe(withSetup.targets[1]);
       expect(Number(await page.locator('rect[data-level="entry_window"]').getAttribute("data-low"))).toBe(withSetup.low);
       expect(Number(await page.locator('tr[data-level-row="stop"] td').getAttribute("data-value"))).toBe(withSetup.stop);
+      // ...and drawn where the scale of the closes puts them: each line at its level, the entry window from its high to its low.
+      const at = (v: number) => top! + ((yMax! - v) / (yMax! - yMin!)) * h!;
+      for (const [kind, value] of [["stop", withSetup.stop], ["target_2r", withSetup.targets[0]], ["target_3r", withSetup.targets[1]]] as const) {
+        const line = page.locator(`line[data-level="${kind}"]`);
+        for (const a of ["y1", "y2"]) expect(Math.abs(Number(await line.getAttribute(a)) - at(value)), `${kind} ${a}`).toBeLessThan(0.01);
+      }
+      const entryRect = page.locator('rect[data-level="entry_window"]');
+      expect(Number(await entryRect.getAttribute("data-high"))).toBe(withSetup.high);
+      const wy = Number(await entryRect.getAttribute("y"));
+      const wh = Number(await entryRect.getAttribute("height"));
+      expect(Math.abs(wy - at(withSetup.high))).toBeLessThan(0.01);
+      expect(Math.abs(wy + wh - Math.max(at(withSetup.low), at(withSetup.high) + 1))).toBeLessThan(0.02);
 
       // Bands only for sessions the board recorded, never past the delayed board's day: here its one stored session.
       const bands = await page.locator("svg.chart rect[data-state]").evaluateAll((els) => els.map((e) => [e.getAttribute("data-from"), e.getAttribute("data-to"), e.getAttribute("data-state")]));
