@@ -97,6 +97,13 @@ const rssMb = (pid: number, field: "VmRSS" | "VmHWM" = "VmRSS") => Math.round(Nu
 const compose = (args: string[], timeoutMs = 600_000) =>
   engine.exec("docker-compose", ["--project-name", PROJECT, "-f", "docker-compose.yml", "-f", "compose.podman.yml", ...args], { cwd: projectDir, timeoutMs });
 
+/** Where two JSON texts first differ, with a little of each around it. */
+function firstDifference(a: string, b: string): string {
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  return `${i}: ${JSON.stringify(a.slice(Math.max(0, i - 60), i + 60))} vs ${JSON.stringify(b.slice(Math.max(0, i - 60), i + 60))}`;
+}
+
 async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number, everyMs = 500): Promise<number> {
   const started = performance.now();
   for (;;) {
@@ -395,7 +402,8 @@ describe("memory and faults", () => {
           const text = await res.text();
           reads++;
           if (res.status === 200) {
-            if (withoutFreshness(schemaOf[p]!.parse(JSON.parse(text)) as Record<string, unknown>) !== reference[p]) problems.push(`${p}: a 200 that is not the board's`);
+            const served = withoutFreshness(schemaOf[p]!.parse(JSON.parse(text)) as Record<string, unknown>);
+            if (served !== reference[p]) problems.push(`${p}: a 200 that is not the board's (first difference at ${firstDifference(served, reference[p]!)})`);
             else lastServedAt[p] = performance.now();
           } else if (res.status === 503 || res.status === 504) {
             refused++;
@@ -424,7 +432,10 @@ describe("memory and faults", () => {
       () => watched.every((p) => (lastServedAt[p] ?? 0) > Math.max(killedAt, lastRefusedAt)) && performance.now() - lastRefusedAt > 3_000,
       RECOVERY_MS,
       200,
-    );
+    ).catch((err: Error) => {
+      // Say what the lanes saw meanwhile: a refusal that never stopped, or answers that were not the board's.
+      throw new Error(`${err.message}; ${reads} reads, ${refused} refused, last refused ${Math.round(performance.now() - lastRefusedAt)} ms ago; problems: ${JSON.stringify([...new Set(problems)].slice(0, 5))}`);
+    });
     const backMs = Math.max(0, lastRefusedAt - killedAt);
     running = false;
     await Promise.all(lanes);
