@@ -37,6 +37,7 @@ const SAMPLES: Record<string, { req: unknown; refusal?: { status: number; code: 
   },
   "payments.v1.settle": { req: { claim_id: "00000000-0000-4000-8000-000000000000" }, refusal: { status: 402, code: "payment_already_used" } },
   "payments.v1.release": { req: { claim_id: "00000000-0000-4000-8000-000000000000", reason: "contract test" } },
+  "payments.v1.receipt": { req: { payer: "0x0000000000000000000000000000000000000001", payment_id: "contract_test_0000000" }, refusal: { status: 404, code: "not_found" } },
   "payments.v1.arrears.clear": { req: { payer: "0x0000000000000000000000000000000000000001", why: "contract test" }, refusal: { status: 404, code: "not_found" } },
   "identity.v1.resolve": { req: { credentials: { board_key: "bfk_unknown" } } },
   "identity.v1.free_key": { req: { email: "contract@example.com" } },

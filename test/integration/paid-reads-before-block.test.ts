@@ -2,7 +2,10 @@ import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePayment
 import { authorizationTypes } from "@x402/evm";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { x402Client } from "@x402/fetch";
+import { appendPaymentIdentifierToExtensions, generatePaymentId, PAYMENT_IDENTIFIER } from "@x402/extensions/payment-identifier";
+import { compactVerify, importJWK, type JWK } from "jose";
 import { eip3009TokenAbi, startEvmChain, type EvmChain } from "@board/test-chains/evm";
+import { DidDocument, ReceiptReply } from "@board/proto";
 import { sql } from "drizzle-orm";
 import { createPublicClient, createWalletClient, http, type Address, type Hex, type PublicClient } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -66,14 +69,32 @@ async function payer(usdc: bigint) {
   return { key, account };
 }
 
-/** A payment for PATH signed by @x402/evm's own client. */
-async function signedPayment(key: Hex): Promise<string> {
+/** A payment for PATH signed by @x402/evm's own client; with `paymentId`, carrying it by x402's payment-identifier helper. */
+async function signedPayment(key: Hex, paymentId?: string): Promise<string> {
   const res = await fetch(`${stack.base}${PATH}`);
   const required = decodePaymentRequiredHeader(res.headers.get("payment-required")!);
   required.accepts = required.accepts.filter((a) => a.network === "eip155:8453").slice(0, 1);
   const client = x402Client.fromConfig({ schemes: [] }).register("eip155:*", new ExactEvmScheme(privateKeyToAccount(key)));
+  if (paymentId)
+    client.registerExtension({
+      key: PAYMENT_IDENTIFIER,
+      enrichPaymentPayload: async (payload, req) => ({ ...payload, extensions: appendPaymentIdentifierToExtensions({ ...(req.extensions ?? {}), ...(payload.extensions ?? {}) }, paymentId) }),
+    });
   return encodePaymentSignatureHeader(await client.createPaymentPayload(required));
 }
+
+/** A signed receipt's payload, its signature checked with jose against the key /.well-known/did.json lists under its kid. */
+async function verifiedReceipt(jws: string): Promise<Record<string, unknown>> {
+  const did = DidDocument.parse(await (await fetch(`${stack.base}/.well-known/did.json`)).json());
+  const { kid } = JSON.parse(Buffer.from(jws.split(".")[0]!, "base64url").toString()) as { kid: string };
+  const method = did.verificationMethod.find((m) => m.id === kid);
+  if (!method) throw new Error(`no key ${kid} in the DID document`);
+  const { payload } = await compactVerify(jws, await importJWK(method.publicKeyJwk as JWK, "ES256"));
+  return JSON.parse(Buffer.from(payload).toString()) as Record<string, unknown>;
+}
+
+const askReceipt = (how: { payment: string } | { query: string }) =>
+  fetch(`${stack.base}/api/receipt${"query" in how ? `?${how.query}` : ""}`, "payment" in how ? { headers: { "payment-signature": how.payment } } : {});
 
 /** PAYMENT-RESPONSE and the payload of its signed receipt (a JWS: its payload is read, its signature is checked elsewhere). */
 function receiptOf(res: Response) {
@@ -345,6 +366,75 @@ describe("paid reads answered before their block", () => {
     expect(await refusal(await stack.paidGet(PATH, await signedPayment(key)))).toBe("payment_payer_in_arrears");
     expect(await stack.payments!.exposure.clear(account.address, "test: forgiven")).toBe(1);
   }, 180_000);
+
+  it("the receipt of a read answered pending is asked at any time, past the redelivery window too: by the same payment, or by its payment-identifier id and payer; pending, then final and signed again; nothing served or charged", async () => {
+    const { key, account } = await payer(100_000n);
+    const id = generatePaymentId("pay_");
+    const payment = await signedPayment(key, id);
+    const before = await chain.balanceOf(payTo);
+    await rpcCall("evm_setAutomine", [false]);
+    const read = await stack.paidGet(PATH, payment);
+    expect(read.status).toBe(200);
+    const { transaction } = receiptOf(read).response;
+
+    const pending = await askReceipt({ payment });
+    expect(pending.status).toBe(200);
+    expect(pending.headers.get("retry-after")).toBe("2");
+    expect(pending.headers.get("cache-control")).toBe("no-store");
+    const pendingBody = ReceiptReply.omit({ headers: true }).strict().parse(await pending.json());
+    expect(pendingBody).toMatchObject({ route: PATH, amount: PRICE.toString(), rail: "base", network: "eip155:8453", payer: account.address, transaction, settlement: "pending", final_at: null });
+    expect(receiptOf(pending).response).toMatchObject({ success: true, settlement: "pending", transaction });
+
+    await mine();
+    await mine();
+    await until(async () => (await settlementOf(transaction))[0]?.settlement === "final");
+    // Past the redelivery window (600 s by default): the claim is made to have settled 601 s ago.
+    await rows(sql`update payments.claims set settled_at = settled_at - interval '601 seconds' where transaction = ${transaction} and payer = ${account.address}`);
+    const redelivered = await stack.paidGet(PATH, payment);
+    expect(await refusal(redelivered)).toBe("payment_redelivery_expired");
+
+    const final = await askReceipt({ payment });
+    expect(final.status).toBe(200);
+    expect(final.headers.get("retry-after")).toBeNull();
+    const finalBody = ReceiptReply.omit({ headers: true }).strict().parse(await final.json());
+    expect(finalBody).toMatchObject({ claim_id: pendingBody.claim_id, settlement: "final", transaction });
+    expect(finalBody.final_at).not.toBeNull();
+    const header = receiptOf(final);
+    expect(header.response).toMatchObject({ success: true, settlement: "final", transaction, payer: account.address });
+    const jws = (header.response.extensions?.["offer-receipt"] as { info: { receipt: { signature: string } } }).info.receipt.signature;
+    expect(await verifiedReceipt(jws)).toMatchObject({ settlement: "final", transaction, payer: account.address, amount: PRICE.toString() });
+
+    // By payment-identifier id and payer, however the address is written.
+    for (const payerSpelling of [account.address, account.address.toLowerCase()]) {
+      const byId = await askReceipt({ query: `payer=${payerSpelling}&payment_id=${id}` });
+      expect(byId.status).toBe(200);
+      expect(await byId.json()).toEqual({ ...finalBody });
+      expect(receiptOf(byId).response).toMatchObject({ settlement: "final", transaction });
+    }
+
+    // Nothing served again, counted or charged: the redelivery count is the refused ask's zero, the money moved once.
+    expect(await rows(sql`select redeliveries from payments.claims where id = ${finalBody.claim_id}::uuid`)).toEqual([{ redeliveries: 0 }]);
+    expect(await chain.balanceOf(payTo)).toBe(before + PRICE);
+
+    // What is not that payment finds nothing: the same payload with another signature, another id, another payer.
+    const decoded = JSON.parse(Buffer.from(payment, "base64").toString()) as { payload: { signature: string } };
+    decoded.payload.signature = `${decoded.payload.signature.slice(0, -4)}${decoded.payload.signature.endsWith("1b") ? "1c" : "1b"}00`.slice(0, decoded.payload.signature.length);
+    const forged = await askReceipt({ payment: Buffer.from(JSON.stringify(decoded)).toString("base64") });
+    expect(forged.status).toBe(404);
+    expect(((await forged.json()) as { error: { code: string } }).error.code).toBe("not_found");
+    expect((await askReceipt({ query: `payer=${account.address}&payment_id=${generatePaymentId("pay_")}` })).status).toBe(404);
+    expect((await askReceipt({ query: `payer=${privateKeyToAccount(generatePrivateKey()).address}&payment_id=${id}` })).status).toBe(404);
+    const unused = await askReceipt({ payment: await signedPayment(key) });
+    expect(unused.status).toBe(404);
+    // Asked with neither, or malformed: a clear refusal naming what to send.
+    const neither = await askReceipt({ query: `payer=${account.address}` });
+    expect(neither.status).toBe(400);
+    expect(await neither.json()).toMatchObject({ error: { code: "invalid_query", param: "payment_id" } });
+    expect((await askReceipt({ query: `payer=${account.address}&payment_id=short` })).status).toBe(400);
+    const garbled = await askReceipt({ payment: "not-a-payment" });
+    expect(garbled.status).toBe(400);
+    expect(await garbled.json()).toMatchObject({ error: { code: "invalid_request" } });
+  });
 
   it("the full board (0.25 USDC, above ANSWER_BEFORE_BLOCK_MAX_PRICE) waits for its block", async () => {
     const { key } = await payer(1_000_000n);

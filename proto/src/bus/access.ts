@@ -38,6 +38,7 @@ import {
   paymentsCatalogue,
   paymentsClaim,
   paymentsDidDocument,
+  paymentsReceipt,
   paymentsRelease,
   paymentsRequirements,
   paymentsSettle,
@@ -119,6 +120,7 @@ export const BUS_GRANTS: Readonly<Record<BusPrincipal, BusGrant>> = {
       paymentsCatalogue,
       paymentsStatus,
       paymentsDidDocument,
+  paymentsReceipt,
     ],
     // Served reads go to metering's stream: a plain publish to its subject, acknowledged to the inbox.
     publishes: [SERVED_READ_SUBJECT],

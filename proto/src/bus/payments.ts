@@ -145,6 +145,44 @@ export const DidDocument = z.object({
 export type DidDocument = z.infer<typeof DidDocument>;
 export const paymentsDidDocument = busEndpoint("payments", "did_document", z.object({}), DidDocument);
 
+/** GET /api/receipt: the payment-identifier id a buyer's x402 payment carried, and its payer. */
+export const PAYMENT_ID_PATTERN = /^[A-Za-z0-9_-]{16,128}$/;
+
+/**
+ * The receipt of a paid read, asked after the read: by the x402 payment it was bought with
+ * (the same header, any time; nothing is served again) or by the payment-identifier id it
+ * carried and its payer. A settlement answered pending is here in its final form once its
+ * block says so, however long after the redelivery window.
+ */
+export const ReceiptRequest = z.union([
+  z.object({ carrier: PaymentCarrier.exclude(["authorization"]), value: z.string().min(1).max(16_384) }),
+  z.object({ payer: z.string().min(1).max(128), payment_id: z.string().regex(PAYMENT_ID_PATTERN) }),
+]);
+export type ReceiptRequest = z.infer<typeof ReceiptRequest>;
+
+/** Where a settled read's money stands: final, pending its block, or lost (its transfer failed after it was served). */
+export const ReceiptSettlement = z.enum(["final", "pending", "lost"]);
+export type ReceiptSettlement = z.infer<typeof ReceiptSettlement>;
+
+export const ReceiptReply = z.object({
+  claim_id: z.uuid(),
+  route: z.string().startsWith("/"),
+  amount: BaseUnits,
+  rail: Rail,
+  network: z.string(),
+  payer: z.string(),
+  /** The settling transaction (for a pending settlement: the broadcast one). */
+  transaction: z.string().nullable(),
+  settlement: ReceiptSettlement,
+  settled_at: IsoDateTime,
+  /** When a pending settlement became final or lost; null while pending (and for one final at once). */
+  final_at: IsoDateTime.nullable(),
+  /** The receipt headers a delivery of it carries now: PAYMENT-RESPONSE (x402; with the signed receipt) or Payment-Receipt (MPP). */
+  headers: z.record(z.string(), z.string()),
+});
+export type ReceiptReply = z.infer<typeof ReceiptReply>;
+export const paymentsReceipt = busEndpoint("payments", "receipt", ReceiptRequest, ReceiptReply);
+
 export const paymentsCatalogue = busEndpoint("payments", "catalogue", z.object({}), CatalogueReply);
 export const paymentsStatus = busEndpoint("payments", "status", z.object({}), PaymentsStatusReply);
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { MCP_LIVE_PATH } from "../bus/oauth.js";
+import { PAYMENT_ID_PATTERN } from "../bus/payments.js";
 import type { ViewName } from "../records/views.js";
 import type { RouteDeprecation } from "./deprecation.js";
 import {
@@ -108,6 +109,9 @@ export type DiscoveryResourcesQuery = z.infer<typeof DiscoveryResourcesQuery>;
 /** The push feed of published boards (text/event-stream), answered by the gateway itself. */
 export const BOARD_EVENTS_PATH = "/api/board/events";
 
+/** A paid read's receipt asked after the read (by its payment, or its payment-identifier id and payer), answered by payments. */
+export const RECEIPT_PATH = "/api/receipt";
+
 /** Every path of SPEC.md section 4 plus the four reads of DECISIONS.md: the one source for routing, pricing and OpenAPI. */
 export const ROUTES: readonly Route[] = [
   {
@@ -170,6 +174,16 @@ export const ROUTES: readonly Route[] = [
     BOARD_EVENTS_PATH,
     null,
     "Server-Sent Events: one event per published board (its /api/board/state hashes, market_open, next_refresh_at), heartbeats; resume with Last-Event-ID.",
+  ),
+
+  free(
+    RECEIPT_PATH,
+    null,
+    "The receipt of a paid read, asked after it: by the x402 payment it was bought with (the same PAYMENT-SIGNATURE or X-PAYMENT header) or by its payment-identifier id and payer. Where its settlement stands (final, pending its block, or lost), the signed receipt in PAYMENT-RESPONSE; nothing is served again and no window applies.",
+    z.object({
+      payer: Single.pipe(z.string().trim().min(1, "give the payer's address").max(128)).optional().describe("The payer's address (with payment_id)."),
+      payment_id: Single.pipe(z.string().regex(PAYMENT_ID_PATTERN, "16 to 128 characters of letters, digits, _ and -")).optional().describe("The payment-identifier id the payment carried (x402 extension)."),
+    }),
   ),
 
   { ...other("/api/live/feed", "live", ["GET"], "Engine-grade live feed.", LIVE_TIERS), view: "live-feed" },

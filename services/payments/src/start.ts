@@ -9,6 +9,7 @@ import {
   paymentsCatalogue,
   paymentsClaim,
   paymentsDidDocument,
+  paymentsReceipt,
   paymentsRelease,
   paymentsRequirements,
   paymentsSettle,
@@ -25,6 +26,7 @@ import { EarlyAnswers } from "./claims/early-answers.js";
 import { ClaimLedger } from "./claims/ledger.js";
 import { MppClaims } from "./claims/mpp-claims.js";
 import { reconcileOpenClaims, reconcilePendingSettlements, type ReconcileResult } from "./claims/reconcile.js";
+import { ReceiptLookup } from "./claims/receipt-lookup.js";
 import { Redeliveries } from "./claims/redelivery.js";
 import { countSettlements } from "./claims/settlement-outcomes.js";
 import { ClaimStore } from "./claims/store.js";
@@ -214,18 +216,20 @@ export async function startPayments(env: PaymentsEnv, opts: PaymentsOptions = {}
           },
         })
       : null;
+    const redeliveries = new Redeliveries(
+      claims,
+      { windowSeconds: env.REDELIVERY_WINDOW_SECONDS, max: env.REDELIVERY_MAX },
+      mpp ? (tx) => mpp.receipt({ externalId: undefined }, tx) : null,
+      claimReceipts,
+    );
     const ledger = new ClaimLedger(
       claims,
       rt.log,
       (event) => rt.bus.nc.publish(SETTLEMENT_EVENT_SUBJECT, JSON.stringify(event)),
       countSettlements(rt.metrics),
-      new Redeliveries(
-        claims,
-        { windowSeconds: env.REDELIVERY_WINDOW_SECONDS, max: env.REDELIVERY_MAX },
-        mpp ? (tx) => mpp.receipt({ externalId: undefined }, tx) : null,
-        claimReceipts,
-      ),
+      redeliveries,
     );
+    const receiptLookup = new ReceiptLookup(claims, book.rails, redeliveries);
     const desk = new ClaimDesk(
       ledger,
       new X402Claims(book, ours, ledger, rt.log, claimReceipts, early),
@@ -250,6 +254,7 @@ export async function startPayments(env: PaymentsEnv, opts: PaymentsOptions = {}
         await refreshExposure();
         return { ...(await desk.status()), ...railsReport() };
       }),
+      bind(paymentsReceipt, (req) => receiptLookup.find(req)),
       bind(paymentsDidDocument, async () => {
         if (!receiptKeys) throw new BusError("not_found", 404, "no receipt keys: nothing is sold here (no payment rail is configured)");
         return receiptKeys.didDocument();

@@ -1,4 +1,4 @@
-import { BOARD_EVENTS_PATH, CredentialRefusalCode, ERROR_STATUS, ErrorCode, MCP_LIVE_PATH, X402_DISCOVERY_RESOURCES_PATH, type Route } from "@board/proto";
+import { BOARD_EVENTS_PATH, CredentialRefusalCode, ERROR_STATUS, ErrorCode, MCP_LIVE_PATH, RECEIPT_PATH, X402_DISCOVERY_RESOURCES_PATH, type Route } from "@board/proto";
 
 /** An error a route can answer with: its reason code and the status it rides on. */
 export interface Failure {
@@ -42,6 +42,8 @@ export function failuresOf(route: Route): Failure[] {
     case "free":
       // The event stream is the gateway's own: refused at its caps, never a board read that fails.
       if (route.path === BOARD_EVENTS_PATH) return [at("too_many_streams"), at("burst_limited"), at("streams_at_capacity"), ...UPSTREAM, ...OURS];
+      // The receipt lookup asks payments: a payment that bought nothing (or is not settled yet) is not_found.
+      if (route.path === RECEIPT_PATH) return [at("invalid_query"), at("invalid_request"), at("not_found"), at("burst_limited"), ...UPSTREAM, ...OURS];
       return [...query, at("burst_limited"), ...BOARD, ...OURS];
     case "paid": {
       const freeTier = route.tiers.includes("free_key") ? [at("daily_cap_reached")] : [];

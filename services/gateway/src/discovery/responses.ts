@@ -1,6 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import type { RouteConfig, ZodRequestBody } from "@asteasolutions/zod-to-openapi";
-import { BOARD_EVENTS_PATH, EVENT_STREAM_DEFAULTS, FRESHNESS_HEADERS, MCP_LIVE_PATH, X402_DISCOVERY_RESOURCES_PATH, type ErrorCode, type Route } from "@board/proto";
+import { BOARD_EVENTS_PATH, EVENT_STREAM_DEFAULTS, FRESHNESS_HEADERS, MCP_LIVE_PATH, RECEIPT_PATH, X402_DISCOVERY_RESOURCES_PATH, type ErrorCode, type Route } from "@board/proto";
 import { CORS_EXPOSED_HEADERS } from "../http/cors.js";
 import { MCP_SESSION_HEADER, RESPONSE_HEADERS } from "../http/headers.js";
 import { authorizationServerMetadata, protectedResourceMetadata, protectedResourceMetadataPath } from "../oauth/server.js";
@@ -87,6 +87,7 @@ function routeSuccessResponses(route: Route, method: Method, base: URL): Respons
   switch (route.kind) {
     case "free":
       if (route.path === BOARD_EVENTS_PATH) return eventStreamResponses(route);
+      if (route.path === RECEIPT_PATH) return receiptResponses(route);
       return {
         "200": { description: route.summary, headers: headers("ETag", "Cache-Control", ...FRESHNESS), content: json(bodySchema) },
         "304": { description: "Not modified: the If-None-Match ETag is current.", headers: headers("ETag", ...FRESHNESS) },
@@ -123,6 +124,19 @@ function routeSuccessResponses(route: Route, method: Method, base: URL): Respons
     case "auth":
       return authResponses(route, method, base);
   }
+}
+
+/** A paid read's receipt: where its settlement stands, with the receipt headers a delivery of it carries now. */
+function receiptResponses(route: Route): Responses {
+  return {
+    "200": {
+      description:
+        `${route.summary} A settlement answered before its block is \`pending\` until its transaction is deep enough, then \`final\` with a receipt signed again as final ` +
+        "(or `lost`: its transfer failed after the read was served; no receipt header then). Retry-After (seconds) comes with a pending one.",
+      headers: headers("Cache-Control", "PAYMENT-RESPONSE", "X-PAYMENT-RESPONSE", "Retry-After"),
+      content: json(ref("schemas", "PaidReadReceipt")),
+    },
+  };
 }
 
 /** The push feed: one long-lived 200 whose body is Server-Sent Events, each event's data a BoardPublishedEvent. */

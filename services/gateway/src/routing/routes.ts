@@ -1,4 +1,4 @@
-import { BOARD_EVENTS_PATH, MCP_LIVE_PATH, ROUTES, viewFor, type Route } from "@board/proto";
+import { BOARD_EVENTS_PATH, MCP_LIVE_PATH, RECEIPT_PATH, ROUTES, viewFor, type Route } from "@board/proto";
 import type { Express, Request, Response } from "express";
 import { DISCOVERY_HANDLERS } from "../discovery/index.js";
 import { serveEvents, type EventStreams } from "../events/index.js";
@@ -13,6 +13,7 @@ import { authorizationServerMetadata, getJwks, postToken, protectedResourceMetad
 import { getAuthorize, postAuthorize } from "../oauth/authorize.js";
 import { postRegister } from "../oauth/register.js";
 import { sendCatalogue } from "../reads/payment-required.js";
+import { getReceipt } from "../reads/receipt.js";
 import { stringParams } from "../http/query-params.js";
 import { serveRead, type ReadDeps } from "../reads/read.js";
 
@@ -56,6 +57,7 @@ export function mountRoutes(app: Express, deps: RouteDeps): void {
 function otherAnswer(route: Route): Handler | null {
   if (route.path === "/api") return (deps, _req, res) => sendCatalogue(deps, res);
   if (route.path === BOARD_EVENTS_PATH) return (deps, req, res) => serveEvents(deps, req, res);
+  if (route.path === RECEIPT_PATH) return (deps, req, res, q) => getReceipt(deps, req, res, q as { payer?: string; payment_id?: string });
   const auth = AUTH_HANDLERS[route.path];
   if (auth) return auth;
   if (route.path === MCP_LIVE_PATH) return (deps, req, res) => deps.mcpLive.serve(req, res);

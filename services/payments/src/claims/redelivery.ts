@@ -72,17 +72,18 @@ export class Redeliveries {
       amount: prior.amount,
       redelivery: {
         delivery,
-        receipt: { headers: await this.headers(prior), transaction: prior.transaction ?? "", network: prior.network, settled_at: settledAt },
+        receipt: { headers: await this.receiptHeaders(prior), transaction: prior.transaction ?? "", network: prior.network, settled_at: settledAt },
         count: counted.count,
       },
     };
   }
 
   /**
-   * The receipt headers the first delivery carried. A claim settled by reconciliation had
-   * none: its receipt is made now, once, and kept for every later redelivery.
+   * The receipt headers the first delivery carried, its settlement as it stands now. A claim
+   * settled by reconciliation had none: its receipt is made now, once, and kept for every later
+   * redelivery (and GET /api/receipt).
    */
-  private async headers(prior: ClaimRow): Promise<Record<string, string>> {
+  async receiptHeaders(prior: ClaimRow): Promise<Record<string, string>> {
     const stored = prior.payment as StoredPayment;
     const receipt = (prior.receipt ?? {}) as { network?: string; receipt?: string; payer?: string; signed_receipt?: JWSSignedReceipt };
     const settled = { network: receipt.network ?? prior.network, payer: receipt.payer ?? prior.payer, transaction: prior.transaction ?? "" };

@@ -75,6 +75,17 @@ export class ClaimStore {
     return row ?? null;
   }
 
+  /** The latest claim a payer (in any of `payers`, its spellings) made with this payment-identifier id, settled ones first; or null. */
+  async settledByPaymentId(payers: string[], paymentId: string) {
+    const [row] = await this.db
+      .select()
+      .from(claims)
+      .where(and(inArray(claims.payer, payers), eq(claims.paymentId, paymentId)))
+      .orderBy(sql`${claims.state} = 'settled' desc`, desc(claims.claimedAt))
+      .limit(1);
+    return row ?? null;
+  }
+
   /**
    * Records what the read served, before it is settled (so a redelivery after any failure
    * serves the same): the open claim as it now is, or null when it is not open.

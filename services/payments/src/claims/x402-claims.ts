@@ -20,7 +20,7 @@ import type { EarlyAnswers } from "./early-answers.js";
 import { inArrears, type AskedRead, type ClaimLedger, type ClaimRow } from "./ledger.js";
 import { OpenedClaims, type OpenedClaim } from "./opened-claims.js";
 import { sameJson, x402ReceiptHeaders } from "./redelivery.js";
-import type { StoredPayment } from "./stored-payment.js";
+import { innerPayload, type StoredPayment } from "./stored-payment.js";
 
 /**
  * @x402/evm's errorReason for a settlement transaction that was broadcast but whose receipt
@@ -319,5 +319,3 @@ type Answer = SettleResponse & { pending?: { final: Promise<ChainOutcome>; charg
 
 export type X402Stored = Exclude<StoredPayment, { version: "mpp" }>;
 
-/** The signed part of an x402 payload (authorization and signature, or a transaction), whatever its version's envelope. */
-const innerPayload = (payload: unknown) => (payload as { payload?: unknown } | null)?.payload;
