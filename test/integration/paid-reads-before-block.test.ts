@@ -6,6 +6,7 @@ import { appendPaymentIdentifierToExtensions, generatePaymentId, PAYMENT_IDENTIF
 import { compactVerify, importJWK, type JWK } from "jose";
 import { eip3009TokenAbi, startEvmChain, type EvmChain } from "@board/test-chains/evm";
 import { DidDocument, ReceiptReply } from "@board/proto";
+import { BoardClient, createPayer } from "@board/client";
 import { sql } from "drizzle-orm";
 import { createPublicClient, createWalletClient, http, type Address, type Hex, type PublicClient } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
@@ -434,6 +435,24 @@ describe("paid reads answered before their block", () => {
     const garbled = await askReceipt({ payment: "not-a-payment" });
     expect(garbled.status).toBe(400);
     expect(await garbled.json()).toMatchObject({ error: { code: "invalid_request" } });
+  });
+
+  it("the client package asks where a kept receipt's settlement stands: pending, then final once its block is deep enough", async () => {
+    const { key } = await payer(100_000n);
+    const board = new BoardClient({ baseUrl: stack.base, payer: await createPayer({ rail: "base", privateKey: key }) });
+    await rpcCall("evm_setAutomine", [false]);
+    const read = await board.read(PATH);
+    if (!read.ok) throw new Error(`not read: ${read.error.code} ${read.error.message}`);
+    const kept = read.receipt!;
+    expect(kept.decoded).toMatchObject({ settlement: "pending" });
+    expect(await board.settlement(kept)).toMatchObject({ ok: true, value: { settlement: "pending", transaction: kept.transaction, route: PATH, decoded: { settlement: "pending" } } });
+    await mine();
+    await mine();
+    await until(async () => {
+      const now = await board.settlement(kept);
+      return now.ok && now.value.settlement === "final";
+    });
+    expect(await board.settlement(kept)).toMatchObject({ ok: true, value: { settlement: "final", decoded: { success: true, settlement: "final", transaction: kept.transaction } } });
   });
 
   it("the full board (0.25 USDC, above ANSWER_BEFORE_BLOCK_MAX_PRICE) waits for its block", async () => {

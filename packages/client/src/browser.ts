@@ -4,7 +4,7 @@
 //
 // Each rail's SDK loads only when createPayer makes a payer of that rail.
 
-export { BoardClient, type BoardClientOptions, type ReadResult } from "./client.js";
+export { BoardClient, type BoardClientOptions, type PaidReadSettlement, type ReadResult } from "./client.js";
 export { balanceOf, type Balance } from "./balance.js";
 export { type Credential } from "./credentials.js";
 export { ClientErrorCode, type ClientError, type ErrorReason, type Result } from "./errors.js";

@@ -1,10 +1,11 @@
 // The board's client: every read of SPEC.md 4 typed from proto, free reads, credentials, paid
 // reads on one rail with a daily cap, every receipt kept, and watch() to buy only on change.
 
-import { FreshnessBlock, TierBlock, type BoardState } from "@board/proto";
+import { FreshnessBlock, ReceiptReply, RECEIPT_PATH, TierBlock, type BoardState } from "@board/proto";
 import { credentialHeaders, expiresAt, requestFreeKey, requestToken, type Credential } from "./credentials.js";
 import { errorFromResponse, fail, ok, type ClientError, type Result } from "./errors.js";
-import { Http, readBody } from "./http.js";
+import { Http, parseBody, readBody } from "./http.js";
+import { settlementOf } from "./pay/x402.js";
 import type { Payer, PayOutcome, Quote } from "./pay/types.js";
 import { ReceiptLog, type Receipt } from "./receipts.js";
 import { readRoute, READS, type BodyOf, type Query, type ReadPath } from "./routes.js";
@@ -13,6 +14,12 @@ import { baseUnits, SpendCap, type BaseUnits, type Hold } from "./spend-cap.js";
 import { boardEvents } from "./events.js";
 import { watchChanges, watchView, type WatchEvent, type WatchOptions } from "./watch.js";
 import { z } from "zod";
+
+/** GET /api/receipt's body. */
+const PaidReadReceipt = ReceiptReply.omit({ headers: true });
+
+/** A paid read's settlement as the board states it now, and its PAYMENT-RESPONSE decoded (null when lost). */
+export type PaidReadSettlement = z.infer<typeof PaidReadReceipt> & { decoded: Record<string, unknown> | null };
 
 export interface BoardClientOptions {
   /** The gateway, e.g. http://localhost:8080. */
@@ -158,6 +165,23 @@ export class BoardClient {
     const reply = await walletKey(this.http, this.credential.session);
     if (reply.ok) this.useCredential({ kind: "board_key", key: reply.value.key });
     return reply;
+  }
+
+  // ------------------------------------------------------------------ receipts
+
+  /**
+   * Where a kept receipt's settlement stands now (GET /api/receipt with the payment that bought
+   * it, at any time): final, pending its block, or lost, and the PAYMENT-RESPONSE the board
+   * gives now, decoded (its signed receipt final once the block says so). Nothing is read or
+   * paid again. MPP reads are settled before they are answered: their receipt is final already.
+   */
+  async settlement(receipt: Receipt): Promise<Result<PaidReadSettlement>> {
+    if (receipt.header !== "PAYMENT-RESPONSE") return fail("invalid_request", "an MPP read is settled before it is answered: its Payment-Receipt is final already");
+    const sent = await this.http.send(this.http.url(RECEIPT_PATH), { headers: { [receipt.payment.header]: receipt.payment.value } });
+    if (!sent.ok) return sent;
+    const body = await parseBody(sent.value, PaidReadReceipt);
+    if (!body.ok) return body;
+    return ok({ ...body.value, decoded: settlementOf(sent.value)?.decoded ?? null });
   }
 
   // ------------------------------------------------------------------ reads
