@@ -19,6 +19,8 @@ import { buildSnapshot, MAX_STALE_SHARE, ScanIncomplete } from "../../src/snapsh
 import { loadUniverse, type Universe, type UniverseEntry } from "../../src/universe.js";
 import { FakeAlpaca, type ABar } from "./alpaca-fake.js";
 
+/** Each test scores the 565 names two or three times: 15 s alone on a slow 2-core day, 31 s beside other files (a timeout, not a finding). */
+const SCANS_TIMEOUT_MS = 90_000;
 const KEY_ID = "PKSECRETALPACASCAN0123";
 const SECRET = "SECRET/alpaca+scan=secret-0123456789";
 const ASOF = "2026-11-20"; // Friday
@@ -144,7 +146,7 @@ describe("Alpaca scan budget, through buildSnapshot", () => {
     expect(next.requests.sort()).toEqual(["/v1beta3/crypto/us/bars", "/v2/stocks/snapshots", "/v2/stocks/snapshots", "/v2/stocks/snapshots"]);
     console.log(`alpaca budget: first start (market hours) ${first.requests.length} requests, later market-hours scans ${next.requests.length}`);
     p.close();
-  }, 60_000);
+  }, SCANS_TIMEOUT_MS);
 
   it("first start on a closing board: within 25 requests, no snapshots", async () => {
     const p = provider();
@@ -153,7 +155,7 @@ describe("Alpaca scan budget, through buildSnapshot", () => {
     expect(first.requests.length).toBeLessThanOrEqual(25);
     expect(first.snap.board.names).toHaveLength(565);
     p.close();
-  }, 60_000);
+  }, SCANS_TIMEOUT_MS);
 });
 
 describe("Alpaca scan when the vendor fails", () => {
@@ -164,7 +166,7 @@ describe("Alpaca scan when the vendor fails", () => {
     expect(e.reason).toBe("vendor_unavailable");
     expect(e.message).toMatch(/giving up after 3 attempts: HTTP 429/);
     p.close();
-  }, 30_000);
+  }, SCANS_TIMEOUT_MS);
 
   it("a vendor that times out refuses the scan (vendor_unavailable)", async () => {
     fake.always = "hang";
@@ -173,7 +175,7 @@ describe("Alpaca scan when the vendor fails", () => {
     expect(e.reason).toBe("vendor_unavailable");
     expect(e.message).toMatch(/timed out after 150 ms/);
     p.close();
-  }, 30_000);
+  }, SCANS_TIMEOUT_MS);
 
   it("a name missing from the multi-symbol answer is read on its own, and the board is whole", async () => {
     fake.dropInMulti.add("AAPL");
@@ -184,7 +186,7 @@ describe("Alpaca scan when the vendor fails", () => {
     expect(snap.board.names.find((x) => x.sym === "AAPL")!.price).toBeCloseTo(dailyOf.get("AAPL")!.at(-1)!.close, 2);
     expect(snap.board.provider.detail).not.toContain("last known");
     p.close();
-  }, 30_000);
+  }, SCANS_TIMEOUT_MS);
 
   it("a delisted name is refused without last known bars, and published on them (said in the label) with", async () => {
     const gone = universe.entries.find((e) => e.kind === "stock" && e.sector !== "Index" && !Object.values(universe.sectorEtfs).includes(e.sym))!;
@@ -204,7 +206,7 @@ describe("Alpaca scan when the vendor fails", () => {
     expect(snap.board.provider.detail).toContain(`on last known bars (not given this scan): ${gone.sym}`);
     const record = (x: Snapshot) => x.board.names.find((n) => n.sym === gone.sym);
     expect(record(snap)).toEqual(record(good.snap));
-  }, 30_000);
+  }, SCANS_TIMEOUT_MS);
 
   it("names left out of the snapshots whose own reads come back empty are put on last known bars", async () => {
     fillLive();
@@ -221,7 +223,7 @@ describe("Alpaca scan when the vendor fails", () => {
     expect(snap.board.names).toHaveLength(565);
     expect(snap.board.provider.detail).toMatch(/on last known bars \(not given this scan\): (MSFT|NVDA|JPM), (MSFT|NVDA|JPM), (MSFT|NVDA|JPM)$/);
     p.close();
-  }, 30_000);
+  }, SCANS_TIMEOUT_MS);
 
   it(`refuses the scan when more than ${MAX_STALE_SHARE * 100}% of the universe is missing, last known bars or not`, async () => {
     const lastKnown = new Map<string, NameBars>();
@@ -235,7 +237,7 @@ describe("Alpaca scan when the vendor fails", () => {
     expect(e.reason).toBe("vendor_incomplete");
     expect(e.missing).toHaveLength(12);
     expect(e.message).toMatch(/12 of 565 names missing from vendor \(at most 11 may be stale\)/);
-  }, 30_000);
+  }, SCANS_TIMEOUT_MS);
 });
 
 describe("the same board from the Alpaca fake and from csv files", () => {
@@ -267,5 +269,5 @@ describe("the same board from the Alpaca fake and from csv files", () => {
     expect(boardV).toEqual(boardC);
     expect({ ...fromVendor, board: null }).toEqual({ ...fromCsv, board: null });
     vendor.close();
-  }, 30_000);
+  }, SCANS_TIMEOUT_MS);
 });

@@ -19,6 +19,8 @@ import { buildSnapshot, MAX_STALE_SHARE, ScanIncomplete } from "../../src/snapsh
 import { loadUniverse, type Universe, type UniverseEntry } from "../../src/universe.js";
 import { FakePolygon, type DailyAgg } from "./polygon-fake.js";
 
+/** Each test scores the 565 names two or three times: 15 s alone on a slow 2-core day, 31 s beside other files (a timeout, not a finding). */
+const SCANS_TIMEOUT_MS = 90_000;
 const KEY = "pk_SECRET-scan-key-0123456789";
 const ASOF = "2026-11-20"; // Friday
 const MORNING_AFTER = new Date("2026-11-21T14:00:00Z"); // Saturday 06:00 Pacific: the closing board
@@ -168,7 +170,7 @@ describe("Polygon scan budget", () => {
         `first intraday scan ${live.requests.length}, later intraday scans ${next.requests.length}, next closing board ${tuesdayMorning.requests.length}`,
     );
     p.close();
-  }, 60_000);
+  }, SCANS_TIMEOUT_MS);
 
   it("before: one request per name and scan (the per-name path, measured for comparison)", async () => {
     // The per-name path needs 5-minute bars: one per name, the partial bar itself.
@@ -187,7 +189,7 @@ describe("Polygon scan budget", () => {
     expect(next.requests.length).toBeGreaterThanOrEqual(565);
     console.log(`polygon budget, per name: first start ${first.requests.length}, first intraday scan ${live.requests.length}, later intraday scans ${next.requests.length}`);
     p.close();
-  }, 60_000);
+  }, SCANS_TIMEOUT_MS);
 });
 
 describe("Polygon scan when the vendor fails", () => {
@@ -199,7 +201,7 @@ describe("Polygon scan when the vendor fails", () => {
     expect(e.message).toMatch(/giving up after 3 attempts: HTTP 429/);
     expect(e.message).toContain("apiKey=***");
     p.close();
-  }, 30_000);
+  }, SCANS_TIMEOUT_MS);
 
   it("a vendor that times out refuses the scan (vendor_unavailable)", async () => {
     fake.always = "hang";
@@ -208,7 +210,7 @@ describe("Polygon scan when the vendor fails", () => {
     expect(e.reason).toBe("vendor_unavailable");
     expect(e.message).toMatch(/timed out after 150 ms/);
     p.close();
-  }, 30_000);
+  }, SCANS_TIMEOUT_MS);
 
   it("a session the grouped bars do not have yet refuses the scan, instead of asking 565 names", async () => {
     for (const series of fake.daily.values()) {
@@ -221,7 +223,7 @@ describe("Polygon scan when the vendor fails", () => {
     expect(e.message).toContain(`grouped ${ASOF}: no bars for the universe's names`);
     expect(fake.seen.filter((x) => x.path.includes("/aggs/ticker/")).length).toBeLessThan(10);
     p.close();
-  }, 30_000);
+  }, SCANS_TIMEOUT_MS);
 
   it("a name missing from the grouped bars (newly listed) is read on its own, and the board is whole", async () => {
     fake.groupedOmits.add("AAPL");
@@ -231,7 +233,7 @@ describe("Polygon scan when the vendor fails", () => {
     expect(snap.board.names.find((x) => x.sym === "AAPL")!.price).toBeCloseTo(dailyOf.get("AAPL")!.at(-1)!.close, 2);
     expect(snap.board.provider.detail).not.toContain("last known");
     p.close();
-  }, 30_000);
+  }, SCANS_TIMEOUT_MS);
 
   it("a delisted name is refused without last known bars, and published on them (said in the label) with", async () => {
     const gone = universe.entries.find((e) => e.kind === "stock" && e.sector !== "Index" && !Object.values(universe.sectorEtfs).includes(e.sym))!;
@@ -250,7 +252,7 @@ describe("Polygon scan when the vendor fails", () => {
     expect(snap.board.provider.detail).toContain(`on last known bars (not given this scan): ${gone.sym}`);
     const record = (s: Snapshot) => s.board.names.find((x) => x.sym === gone.sym);
     expect(record(snap)).toEqual(record(good.snap));
-  }, 30_000);
+  }, SCANS_TIMEOUT_MS);
 
   it("a partial snapshot with failing per-name reads puts those names on last known bars", async () => {
     const p = provider({ maxRetries: 0 });
@@ -264,7 +266,7 @@ describe("Polygon scan when the vendor fails", () => {
     expect(requests.filter((x) => x.includes("/range/5/minute/"))).toHaveLength(3);
     expect(snap.board.provider.detail).toMatch(/on last known bars \(not given this scan\): (MSFT|NVDA|JPM), (MSFT|NVDA|JPM), (MSFT|NVDA|JPM)$/);
     p.close();
-  }, 30_000);
+  }, SCANS_TIMEOUT_MS);
 
   it(`refuses the scan when more than ${MAX_STALE_SHARE * 100}% of the universe is missing, last known bars or not`, async () => {
     const lastKnown = new Map<string, NameBars>();
@@ -278,7 +280,7 @@ describe("Polygon scan when the vendor fails", () => {
     expect(e.reason).toBe("vendor_incomplete");
     expect(e.missing).toHaveLength(12);
     expect(e.message).toMatch(/12 of 565 names missing from vendor \(at most 11 may be stale\)/);
-  }, 30_000);
+  }, SCANS_TIMEOUT_MS);
 });
 
 describe("the same board from the Polygon fake and from csv files", () => {
@@ -310,5 +312,5 @@ describe("the same board from the Polygon fake and from csv files", () => {
     expect(boardV).toEqual(boardC);
     expect({ ...fromVendor, board: null }).toEqual({ ...fromCsv, board: null });
     vendor.close();
-  }, 30_000);
+  }, SCANS_TIMEOUT_MS);
 });
