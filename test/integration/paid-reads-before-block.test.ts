@@ -29,6 +29,8 @@ const PRICE = 5_000n;
 const CAP = 50_000n;
 const PATH = "/api/board/regime";
 
+let paymentsEnv: Record<string, string>;
+
 const rpcCall = (method: string, params: unknown[] = []) => rpc.request({ method: method as never, params: params as never });
 const mine = () => rpcCall("evm_mine");
 
@@ -38,7 +40,7 @@ beforeAll(async () => {
   await stack.start();
   await stack.startBoard();
   await stack.publishTwoDays();
-  await stack.startPayments({
+  paymentsEnv = {
     PAY_TO_BASE: payTo,
     BASE_RPC_URL: chain.rpcUrl,
     BASE_FACILITATOR_KEY: chain.accounts[0] as Hex,
@@ -48,7 +50,8 @@ beforeAll(async () => {
     // Short, so that a dropped transaction is found unknown and reconciled within the test.
     SETTLEMENT_RECEIPT_TIMEOUT_MS: "1500",
     RECONCILE_AFTER_SECONDS: "1",
-  });
+  };
+  await stack.startPayments(paymentsEnv);
   await stack.untilServing();
 }, 60_000);
 afterAll(async () => {
@@ -152,6 +155,11 @@ describe("paid reads answered before their block", () => {
   });
 
   it("caps what a payer is served unsettled: ten 0.005 reads answer before the block, the eleventh waits for it", async () => {
+    // Reconciliation (every second in this file, for the dropped transactions) would end a read
+    // given up on (its receipt's 1.5 s wait passed before the test mines) final a block deep and
+    // release its reservation mid-test: off until the ten are two blocks deep.
+    await stack.stopPayments();
+    await stack.startPayments({ ...paymentsEnv, RECONCILE_AFTER_SECONDS: "3600" });
     const { key, account } = await payer(1_000_000n);
     const payments: string[] = [];
     for (let i = 0; i < 11; i++) payments.push(await signedPayment(key));
@@ -173,6 +181,9 @@ describe("paid reads answered before their block", () => {
     // The ten answered early end one block deeper (SETTLEMENT_FINAL_CONFIRMATIONS), and their reservations with them.
     expect((await exposureOf(account.address)).unsettled).toBe(CAP.toString());
     await mine();
+    // Reconciliation back on: a replica starts with a pass, which ends any read given up on (now two blocks deep).
+    await stack.stopPayments();
+    await stack.startPayments(paymentsEnv);
     await until(async () => (await exposureOf(account.address)).unsettled === "0");
   });
 
@@ -208,6 +219,12 @@ describe("paid reads answered before their block", () => {
       const s = (await (await fetch(`${stack.base}/api/board/status`)).json()) as Status;
       return (s.payments?.exposure?.payers_owing ?? 0) >= 1 && (s.payments?.exposure?.losses ?? 0) >= 10;
     });
+
+    // What reconciliation sent again while these were pending (a read's receipt wait, 1.5 s here, can
+    // pass before the test mines on a slow machine) is mined now, and fails: nothing is left in the
+    // mempool to be mined once the payer is funded again.
+    await stack.payments!.reconcile();
+    while ((await pendingCount()) > 0) await mine();
 
     // Funded again, it is refused until the operator clears what it owes; nothing is charged meanwhile.
     await rpcCall("evm_setAutomine", [true]);
