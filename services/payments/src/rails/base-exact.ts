@@ -6,11 +6,12 @@ import { toFacilitatorEvmSigner, type FacilitatorEvmSigner } from "@x402/evm";
 import { registerExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { ExactEvmScheme as ExactEvmServer } from "@x402/evm/exact/server";
 import { createPublicClient, createWalletClient, defineChain, getAddress, http, parseAbiItem, publicActions, recoverAddress, type Address, type Hex, type PublicClient } from "viem";
-import { privateKeyToAccount, nonceManager } from "viem/accounts";
+import { privateKeyToAccount } from "viem/accounts";
 import type { SettlementBatcher } from "../settlement/batcher.js";
 import { readEip3009, verifyEip3009Locally, type Recover } from "./eip3009-local-verify.js";
 import { eip3009Terms } from "./eip3009-terms.js";
 import { loadNativeSecp256k1, recoverNative, withNativeEcdsa } from "./native-ecdsa.js";
+import { facilitatorNonceManager, nonceTaken } from "./facilitator-nonces.js";
 import { rpcFetch } from "./rpc-fetch.js";
 import type { AnyPaymentPayload } from "./payload.js";
 import type { X402Rail } from "./rail.js";
@@ -35,7 +36,7 @@ export interface BaseConfig {
 
 /**
  * The facilitator's account on Base. One account settles concurrently, so its transaction
- * nonces come from viem's nonce manager ("nonce too low" otherwise).
+ * nonces come from one nonce manager (facilitator-nonces.ts; "nonce too low" otherwise).
  */
 const baseChain = (rpcUrl: string) =>
   defineChain({
@@ -45,22 +46,34 @@ const baseChain = (rpcUrl: string) =>
     rpcUrls: { default: { http: [rpcUrl] } },
   });
 
-export function baseSigner(cfg: Pick<BaseConfig, "rpcUrl" | "facilitatorKey" | "verifier" | "onChainCall">): FacilitatorEvmSigner {
+/** The facilitator's signer, and how to make its next transaction ask the node for the account's nonce again. */
+export type BaseSigner = FacilitatorEvmSigner & { resyncNonces(): void };
+
+export function baseSigner(cfg: Pick<BaseConfig, "rpcUrl" | "facilitatorKey" | "verifier" | "onChainCall">): BaseSigner {
   const chain = baseChain(cfg.rpcUrl);
-  const account = privateKeyToAccount(cfg.facilitatorKey, { nonceManager });
+  const nonces = facilitatorNonceManager();
+  const account = privateKeyToAccount(cfg.facilitatorKey, { nonceManager: nonces });
   const client = createWalletClient({ account, chain, transport: http(cfg.rpcUrl, { retryCount: 1, fetchFn: rpcFetch(undefined, cfg.onChainCall) }), pollingInterval: 100 }).extend(
     publicActions,
   );
+  const resyncNonces = () => nonces.reset({ address: account.address, chainId: BASE_CHAIN_ID });
   // Transactions leave in nonce order, one broadcast at a time (waiting for receipts stays
   // concurrent): a node that cannot queue a future nonce would refuse one that overtook its
-  // predecessor on the wire. A broadcast that fails gives its nonce back.
+  // predecessor on the wire. A broadcast that fails gives its nonce back; one refused because
+  // another sender took the nonce is signed once more with the node's count.
   const inOrder = serialized();
   const broadcast = <T>(send: () => Promise<T>) =>
     inOrder(async () => {
       try {
         return await send();
       } catch (err) {
-        nonceManager.reset({ address: account.address, chainId: BASE_CHAIN_ID });
+        resyncNonces();
+        if (!nonceTaken(err)) throw err;
+      }
+      try {
+        return await send();
+      } catch (err) {
+        resyncNonces();
         throw err;
       }
     });
@@ -71,8 +84,7 @@ export function baseSigner(cfg: Pick<BaseConfig, "rpcUrl" | "facilitatorKey" | "
       broadcast(() => client.writeContract(args as Parameters<typeof client.writeContract>[0])),
     sendTransaction: (args: Parameters<FacilitatorEvmSigner["sendTransaction"]>[0]) => broadcast(() => client.sendTransaction(args)),
   } as unknown as Parameters<typeof toFacilitatorEvmSigner>[0]);
-  if (cfg.verifier === "viem") return signer;
-  return withNativeEcdsa(signer, nativeOrFail());
+  return Object.assign(cfg.verifier === "viem" ? signer : withNativeEcdsa(signer, nativeOrFail()), { resyncNonces });
 }
 
 function nativeOrFail() {

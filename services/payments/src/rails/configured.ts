@@ -54,7 +54,7 @@ export async function configuredRails(env: PaymentsEnv, log: Logger, instruments
     };
     const signer = baseSigner(cfg);
     const reader = baseReader(cfg);
-    const batchChain = baseBatchChain(signer, reader, BASE_CHAIN_ID);
+    const batchChain = baseBatchChain(signer, reader);
     batcher = new SettlementBatcher(
       batchChain,
       cfg.usdc,
@@ -69,7 +69,7 @@ export async function configuredRails(env: PaymentsEnv, log: Logger, instruments
     );
     const settleInBatch = batcher;
     // Without Multicall3 on the chain (a devnet, a fork), one transferWithAuthorization per transaction.
-    const singleChain = baseSingleChain(signer, reader, BASE_CHAIN_ID);
+    const singleChain = baseSingleChain(signer, reader);
     const settlementGas = (batched: boolean) => (batched ? batchGasLimit(env.SETTLEMENT_BATCH_MAX) : SINGLE_TRANSFER_GAS);
     let batched = true;
     const facilitator = signer.getAddresses()[0] as Address;

@@ -1,7 +1,6 @@
-import type { FacilitatorEvmSigner } from "@x402/evm";
 import type { Address, Hex, PublicClient } from "viem";
-import { nonceManager } from "viem/accounts";
 import { aggregate3Abi, MULTICALL3, type Call3, type ReceiptLog } from "./aggregate3.js";
+import type { BaseSigner } from "../rails/base-exact.js";
 import { feeCache } from "./base-fees.js";
 import type { BatchChain } from "./batcher.js";
 
@@ -30,7 +29,7 @@ interface RawReceipt {
  * transaction through the signer's own nonce manager and ordered broadcast (shared with the
  * rest of the Base rail), the receipt by plain eth_getTransactionReceipt.
  */
-export function baseBatchChain(signer: FacilitatorEvmSigner, reader: PublicClient, chainId: number): BatchChain {
+export function baseBatchChain(signer: BaseSigner, reader: PublicClient): BatchChain {
   const [account] = signer.getAddresses();
   const fees = feeCache(reader);
   const call = (calls: readonly Call3[]) => ({ address: MULTICALL3, abi: aggregate3Abi, functionName: "aggregate3" as const, args: [calls] as const, account });
@@ -42,7 +41,7 @@ export function baseBatchChain(signer: FacilitatorEvmSigner, reader: PublicClien
       const gas = batchGasLimit(calls.length);
       const { maxFeePerGas, maxPriorityFeePerGas } = await fees();
       // baseSigner's writeContract hands these to viem's as they are (the x402 signer type names only gas).
-      const write = signer.writeContract as (args: Parameters<FacilitatorEvmSigner["writeContract"]>[0] & { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }) => Promise<Hex>;
+      const write = signer.writeContract as (args: Parameters<BaseSigner["writeContract"]>[0] & { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }) => Promise<Hex>;
       return write({ address: MULTICALL3, abi: aggregate3Abi, functionName: "aggregate3", args: [calls], gas, maxFeePerGas, maxPriorityFeePerGas });
     },
     async receipt(hash) {
@@ -56,7 +55,7 @@ export function baseBatchChain(signer: FacilitatorEvmSigner, reader: PublicClien
     },
     resync() {
       // The node's pending count includes a transaction it still holds, and not one it dropped.
-      if (account) nonceManager.reset({ address: account, chainId });
+      signer.resyncNonces();
     },
   };
 }

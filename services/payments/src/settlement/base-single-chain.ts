@@ -1,4 +1,4 @@
-import type { FacilitatorEvmSigner } from "@x402/evm";
+import type { BaseSigner } from "../rails/base-exact.js";
 import { isHex, type Hex, type PublicClient } from "viem";
 import type { Call3 } from "./aggregate3.js";
 import { baseBatchChain } from "./base-batch-chain.js";
@@ -18,10 +18,10 @@ export const SINGLE_TRANSFER_GAS = 150_000n;
  * account; the receipt, block number and nonce resync are the batch chain's (the token's own
  * logs are read the same way).
  */
-export function baseSingleChain(signer: FacilitatorEvmSigner, reader: PublicClient, chainId: number): BatchChain {
+export function baseSingleChain(signer: BaseSigner, reader: PublicClient): BatchChain {
   const [account] = signer.getAddresses();
   const fees = feeCache(reader);
-  const { receipt, blockNumber, resync } = baseBatchChain(signer, reader, chainId);
+  const { receipt, blockNumber, resync } = baseBatchChain(signer, reader);
   return {
     simulate(calls) {
       return Promise.all(

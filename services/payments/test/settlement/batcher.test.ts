@@ -1,10 +1,9 @@
 import { eip3009TokenAbi, startEvmChain, type EvmChain } from "@board/test-chains/evm";
-import type { FacilitatorEvmSigner } from "@x402/evm";
 import { createPublicClient, createWalletClient, http, parseAbiItem, toHex, type Address, type Hex, type LocalAccount, type PublicClient } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { authorizationTypes } from "mppx/evm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { baseReader, baseSigner } from "../../src/rails/base-exact.js";
+import { baseReader, baseSigner, type BaseSigner } from "../../src/rails/base-exact.js";
 import type { Eip3009Authorization } from "../../src/rails/eip3009.js";
 import type { SettlementOutcome } from "../../src/rails/mpp/server-method.js";
 import { aggregate3Abi, MULTICALL3 } from "../../src/settlement/aggregate3.js";
@@ -17,7 +16,7 @@ const CLOSED_PORT = "http://127.0.0.1:9/";
 let chain: EvmChain;
 /** Plain reads and test-only JSON-RPC (evm_mine, evm_setAutomine), not through the code under test. */
 let rpc: PublicClient;
-let signer: FacilitatorEvmSigner;
+let signer: BaseSigner;
 let reader: PublicClient;
 let real: BatchChain;
 let facilitator: Address;
@@ -91,7 +90,7 @@ beforeAll(async () => {
   facilitator = privateKeyToAccount(facilitatorKey).address;
   signer = baseSigner({ rpcUrl: chain.rpcUrl, facilitatorKey, verifier: "native" });
   reader = baseReader({ rpcUrl: chain.rpcUrl });
-  real = baseBatchChain(signer, reader, chain.chainId);
+  real = baseBatchChain(signer, reader);
   relayer = walletOf(chain.accounts[1] as Hex);
 }, 60_000);
 
@@ -483,7 +482,7 @@ describe("SettlementBatcher on a local chain", () => {
   it("a chain that cannot be asked: SettlementNotSent, nothing sent", async () => {
     const payTo = newAddress();
     const a = await authorize(await payer(VALUE), payTo);
-    const away = baseBatchChain(baseSigner({ rpcUrl: CLOSED_PORT, facilitatorKey: chain.accounts[0] as Hex, verifier: "native" }), baseReader({ rpcUrl: CLOSED_PORT }), chain.chainId);
+    const away = baseBatchChain(baseSigner({ rpcUrl: CLOSED_PORT, facilitatorKey: chain.accounts[0] as Hex, verifier: "native" }), baseReader({ rpcUrl: CLOSED_PORT }));
     const reports: BatchReport[] = [];
     const before = await txCount(facilitator);
     const err = await batcher({ maxSize: 1 }, away, reports)

@@ -46,7 +46,7 @@ async function payer(usdc: bigint): Promise<LocalAccount> {
 function chains() {
   const signer = baseSigner({ rpcUrl: chain.rpcUrl, facilitatorKey: chain.accounts[0] as Hex, verifier: "native" });
   const reader = baseReader({ rpcUrl: chain.rpcUrl });
-  return { batched: baseBatchChain(signer, reader, chain.chainId), single: baseSingleChain(signer, reader, chain.chainId) };
+  return { batched: baseBatchChain(signer, reader), single: baseSingleChain(signer, reader) };
 }
 
 const settings = { maxSize: 32, windowMs: 30, receiptTimeoutMs: 10_000, receiptPollMs: 20 };
