@@ -96,9 +96,10 @@ interface Waiting {
   /** Whether the payment may go on chain: its claim recorded what was served and is still open. */
   ready: Promise<boolean>;
   /**
-   * Asked only when its batch was broadcast and the first ask for the receipt found none:
-   * whether the payment may be answered now, before its block (the caller reserves what that
-   * risks; a chain that mined at once never asks).
+   * Asked only once its batch was broadcast, and then at once when the last batch was not mined
+   * at its first receipt ask, else when this batch's first ask found none: whether the payment
+   * may be answered now, before its block (the caller reserves what that risks; a chain that
+   * mines at once is not asked, past its first batch after a slow one).
    */
   early: () => Promise<boolean>;
   /** Answers the payment before its block (its final outcome still comes by resolve/reject). */
@@ -168,6 +169,12 @@ export class SettlementBatcher {
   /** Payments verified here and not yet handed to settle: authorization key -> when verified. */
   private readonly awaited = new Map<string, number>();
 
+  /**
+   * Whether the last first ask for a batch's receipt, right after its broadcast, found it not
+   * mined: then the next batch's payments let answer early are answered at its broadcast.
+   */
+  private unminedAtFirstAsk = false;
+
   private readonly blocks: BlockWatch;
   /** Payments per transaction at most: settings.maxSize, or what `route` set. */
   private maxSize: number;
@@ -218,8 +225,9 @@ export class SettlementBatcher {
 
   /**
    * As settle, and the payment may be answered as soon as its batch is broadcast (after the
-   * simulation said its transfer goes through against the latest state) and the first ask for
-   * its receipt found none, if `early` then says so; its final outcome follows in `final`.
+   * simulation said its transfer goes through against the latest state) on a chain that did not
+   * mine the last batch at once (or once its first receipt ask found none), if `early` then
+   * says so; its final outcome follows in `final`.
    */
   settleEarly(authorization: Eip3009Authorization, ready: Promise<boolean>, early: () => Promise<boolean>): Promise<BatchOutcome> {
     return new Promise((answer, fail) => {
@@ -377,10 +385,17 @@ export class SettlementBatcher {
     report.transaction = hash;
     broadcast();
 
-    // The node took it. Those let answer before their block are answered once the first ask
-    // for its receipt finds none (a chain that mined it at once answers them final; a node that
-    // fails that ask leaves them waiting for the outcome).
-    const receipt = await this.awaitReceipt(chain, hash, () => go.forEach((w) => void w.early().then((yes) => yes && w.broadcast(hash))));
+    // The node took it. Those let answer before their block are answered now when the last
+    // batch's first receipt ask found it unmined (a chain that mines every block time: that ask
+    // would only delay them), else once this batch's first ask finds none (a chain that mined
+    // it at once answers them final; a node that fails that ask leaves them waiting).
+    const answerEarly = () => go.forEach((w) => void w.early().then((yes) => yes && w.broadcast(hash)));
+    const atBroadcast = this.unminedAtFirstAsk;
+    if (atBroadcast) answerEarly();
+    const receipt = await this.awaitReceipt(chain, hash, (unmined) => {
+      this.unminedAtFirstAsk = unmined;
+      if (unmined && !atBroadcast) answerEarly();
+    });
     if (!receipt) {
       report.outcome = "unknown";
       chain.resync();
@@ -442,7 +457,7 @@ export class SettlementBatcher {
    * RECEIPT_LOOKUP_ATTEMPTS times in a row ends the wait at once: the outcome is unknown, and
    * reconciliation reads each authorization later.
    */
-  private async awaitReceipt(chain: BatchChain, hash: Hex, notYet: () => void) {
+  private async awaitReceipt(chain: BatchChain, hash: Hex, firstAsk: (unmined: boolean) => void) {
     const deadline = performance.now() + this.settings.receiptTimeoutMs;
     let failures = 0;
     let block: bigint | null = null;
@@ -450,15 +465,13 @@ export class SettlementBatcher {
       let unmined = false;
       try {
         const receipt = await chain.receipt(hash);
+        if (asked === 0) firstAsk(receipt === null);
         if (receipt) return receipt;
         unmined = true;
         failures = 0;
       } catch {
         if (++failures >= RECEIPT_LOOKUP_ATTEMPTS) return null;
       }
-      // The node answered that it is not mined yet: those let answer early may be (a node that
-      // fails to answer is no ground to serve before the block).
-      if (asked === 0 && unmined) notYet();
       if (performance.now() + this.settings.receiptPollMs > deadline) return null;
       if (!unmined) {
         await sleep(this.settings.receiptPollMs);

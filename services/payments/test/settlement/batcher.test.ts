@@ -441,6 +441,40 @@ describe("SettlementBatcher on a local chain", () => {
     }
   });
 
+  it("once a batch's first receipt ask found it unmined, the next batch's early payments are answered at its broadcast, before any receipt ask; a chain that mined at once again brings the ask back", async () => {
+    const payTo = newAddress();
+    const [first, second, third] = await funded(3, payTo);
+    // Receipt asks answered by the node, by transaction.
+    const asks: Hex[] = [];
+    const counting: BatchChain = { ...real, receipt: (hash) => real.receipt(hash).finally(() => asks.push(hash)) };
+    const mine = () => rpc.request({ method: "evm_mine" as never, params: [] as never });
+    const b = batcher({ maxSize: 1, receiptPollMs: 20 }, counting);
+    await rpc.request({ method: "evm_setAutomine" as never, params: [false] as never });
+    try {
+      // Nothing known of the chain yet: answered once the first ask found the batch unmined.
+      const one = await b.settleEarly(first!, Promise.resolve(true), () => Promise.resolve(true));
+      if (!("pending" in one)) throw new Error("not answered early");
+      expect(asks).toContain(one.transaction);
+      // The next: answered at its broadcast, no answer to its receipt ask yet.
+      const two = await b.settleEarly(second!, Promise.resolve(true), () => Promise.resolve(true));
+      if (!("pending" in two)) throw new Error("not answered early");
+      expect(asks).not.toContain(two.transaction);
+      await mine();
+      expect(await one.final).toEqual({ ok: true, transaction: one.transaction });
+      expect(await two.final).toEqual({ ok: true, transaction: two.transaction });
+      expect(asks).toContain(two.transaction);
+    } finally {
+      await rpc.request({ method: "evm_setAutomine" as never, params: [true] as never });
+    }
+    // Mining at once again: this batch is answered early (the last first ask found none), its
+    // first ask finds it mined, so the one after waits for that ask and is answered final.
+    const three = await b.settleEarly(third!, Promise.resolve(true), () => Promise.resolve(true));
+    expect("pending" in three ? await three.final : three).toMatchObject({ ok: true });
+    const [fourth] = await funded(1, payTo);
+    expect(await b.settleEarly(fourth!, Promise.resolve(true), () => Promise.resolve(true))).toEqual({ ok: true, transaction: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(await chain.balanceOf(payTo)).toBe(4n * VALUE);
+  });
+
   it("a chain that mines at once answers an early payment final: its receipt was there at the first ask", async () => {
     const payTo = newAddress();
     const [a] = await funded(1, payTo);
