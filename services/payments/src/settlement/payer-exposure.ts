@@ -46,17 +46,52 @@ export class PayerExposure {
     private readonly cap: bigint,
   ) {}
 
-  /** Reserves `amount` for `p` if that keeps it within the cap and it owes nothing; whether it did. */
-  async reserve(p: Payer, amount: bigint): Promise<boolean> {
-    if (amount > this.cap) return false;
-    const rows = rowsOf(await this.db.execute(sql`
-      insert into payments.payer_exposure as e (network, payer, unsettled)
-      values (${p.network}, ${p.payer.toLowerCase()}, ${amount.toString()}::numeric)
-      on conflict (network, payer) do update
-        set unsettled = e.unsettled + excluded.unsettled, updated_at = now()
-        where e.owed = 0 and e.unsettled + excluded.unsettled <= ${this.cap.toString()}::numeric
-      returning 1 as ok`));
-    return rows.length === 1;
+  /** Reservations asked and not yet sent, one statement for all of them (`flush`). */
+  private asked: { p: Payer; amount: bigint; answer(ok: boolean): void; fail(err: unknown): void }[] = [];
+
+  /**
+   * Reserves `amount` for `p` if that keeps it within the cap and it owes nothing; whether it
+   * did. Reservations asked in the same turn (a batch's payments, answered at its broadcast)
+   * go in one statement, a payer's second and later ones in the statements after it, so each
+   * is checked against the cap with the ones before it counted.
+   */
+  reserve(p: Payer, amount: bigint): Promise<boolean> {
+    if (amount > this.cap) return Promise.resolve(false);
+    return new Promise((answer, fail) => {
+      if (this.asked.length === 0) queueMicrotask(() => void this.flush());
+      this.asked.push({ p: { network: p.network, payer: p.payer.toLowerCase() }, amount, answer, fail });
+    });
+  }
+
+  private async flush(): Promise<void> {
+    let asked = this.asked;
+    this.asked = [];
+    while (asked.length > 0) {
+      // One reservation per payer a statement: ON CONFLICT cannot update a row twice in one.
+      const round = new Map<string, (typeof asked)[number]>();
+      const later: typeof asked = [];
+      for (const a of asked) {
+        const key = `${a.p.network} ${a.p.payer}`;
+        if (round.has(key)) later.push(a);
+        else round.set(key, a);
+      }
+      try {
+        const values = [...round.values()].map((a) => ({ network: a.p.network, payer: a.p.payer, amount: a.amount.toString() }));
+        const reserved = new Set(
+          rowsOf<{ network: string; payer: string }>(await this.db.execute(sql`
+            insert into payments.payer_exposure as e (network, payer, unsettled)
+            select v.network, v.payer, v.amount from jsonb_to_recordset(${JSON.stringify(values)}::jsonb) as v(network text, payer text, amount numeric)
+            on conflict (network, payer) do update
+              set unsettled = e.unsettled + excluded.unsettled, updated_at = now()
+              where e.owed = 0 and e.unsettled + excluded.unsettled <= ${this.cap.toString()}::numeric
+            returning e.network, e.payer`)).map((r) => `${r.network} ${r.payer}`),
+        );
+        for (const [key, a] of round) a.answer(reserved.has(key));
+      } catch (err) {
+        for (const a of round.values()) a.fail(err);
+      }
+      asked = later;
+    }
   }
 
   /** The transfer of a reserved read is final (or never went out): its reservation ends. */

@@ -8,7 +8,7 @@ import { PayerExposure } from "../../src/settlement/payer-exposure.js";
 import { startPayments, type PaymentsService } from "../../src/start.js";
 
 /**
- * The cap per payer holds across replicas: every reservation is one statement on one row, so
+ * The cap per payer holds across replicas: every reservation is decided on its payer's row in one statement, so
  * two ledgers on two connections pools (as two payments replicas) never let a payer past it.
  */
 const infra = testInfra();
@@ -60,6 +60,30 @@ describe("the payer-exposure ledger", () => {
     expect(await replicas[1]!.ledger.reserve({ network: "eip155:1", payer }, PRICE)).toBe(true);
     // A price above the cap is never reserved.
     expect(await replicas[1]!.ledger.reserve(base(newPayer()), CAP + 1n)).toBe(false);
+  });
+
+  it("reservations asked together (a batch's, in one statement) each hold their payer's cap: three payers asking more than the cap's worth get exactly the cap; one owing gets none; a refused statement makes none", async () => {
+    const [a, b] = replicas.map((r) => r.ledger) as [PayerExposure, PayerExposure];
+    const payers = [newPayer(), newPayer(), newPayer()];
+    const owing = newPayer();
+    expect(await a.lost(base(owing), PRICE, uuid(100), "payment_settlement_failed: spent", false)).toBe(true);
+    const perPayer = Number(CAP / PRICE) + 3;
+    // Interleaved, as a batch of many payers asks: payer 0, 1, 2, owing, payer 0, ...; the second replica asks beside it.
+    const asked = Array.from({ length: perPayer }, () => [...payers, owing]).flat();
+    const outcomes = await Promise.all([...asked.map((p) => a.reserve(base(p), PRICE)), ...payers.map((p) => b.reserve(base(p), PRICE))]);
+    const byPayer = (p: string) => outcomes.filter((ok, i) => ok && (i < asked.length ? asked[i] : payers[i - asked.length]) === p).length;
+    for (const p of payers) expect(byPayer(p)).toBe(Number(CAP / PRICE));
+    expect(byPayer(owing)).toBe(0);
+    // A payer checksummed one way and lowercased the other, in the same turn: one row, one cap.
+    const mixed = newPayer().replace(/[a-f]/g, (c) => c.toUpperCase());
+    const both = await Promise.all([a.reserve(base(mixed), CAP), a.reserve(base(mixed.toLowerCase()), PRICE)]);
+    expect(both).toEqual([true, false]);
+    // A statement the database refuses (a null network) fails every reservation in it (each
+    // read then waits for its block: EarlyAnswers.allow) and makes none of them.
+    const fine = newPayer();
+    const broken = await Promise.allSettled([a.reserve(base(fine), PRICE), a.reserve({ network: null as unknown as string, payer: newPayer() }, PRICE)]);
+    expect(broken.map((r) => r.status)).toEqual(["rejected", "rejected"]);
+    expect(await a.reserve(base(fine), CAP)).toBe(true);
   });
 
   it("a loss is recorded once per claim, turns its reservation into a debt, and refuses further reservations until cleared", async () => {
