@@ -56,11 +56,6 @@ export class EarlyAnswers {
     } = { onEarly: () => undefined, onLoss: () => undefined },
   ) {}
 
-  /** What `p` owes for reads served before their block whose transfer failed. */
-  owed(p: Payer): Promise<bigint> {
-    return this.exposure.owed(p);
-  }
-
   /**
    * Whether this read may be answered before its block: its price is within `maxPrice` and
    * its payer's cap holds it (reserved now). A ledger that cannot be asked says no: the read

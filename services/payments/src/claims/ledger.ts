@@ -65,8 +65,10 @@ export class ClaimLedger {
   }
 
   /** Claims the payment for its read: its claim's id, or null when its key is held already. */
+  /** The new claim's id; null when the payment is held already. A payer owing (`refuseOwing`) is refused with inArrears. */
   async claim(entry: ClaimEntry): Promise<string | null> {
     const outcome = await this.store.claim(entry);
+    if (!outcome.ok && outcome.reason === "payment_payer_in_arrears") throw inArrears(outcome.owed);
     return outcome.ok ? outcome.id : null;
   }
 

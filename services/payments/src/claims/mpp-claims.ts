@@ -7,7 +7,7 @@ import { commitmentOf, type ClaimReceipts, type Settled } from "../receipts/clai
 import { mppReceiptWithProof } from "../receipts/mpp-receipt.js";
 import { SettlementNotSent } from "../settlement/batcher.js";
 import type { EarlyAnswers } from "./early-answers.js";
-import { inArrears, type AskedRead, type ClaimLedger, type ClaimRow } from "./ledger.js";
+import { type AskedRead, type ClaimLedger, type ClaimRow } from "./ledger.js";
 import type { StoredPayment } from "./stored-payment.js";
 
 export type MppStored = Extract<StoredPayment, { version: "mpp" }>;
@@ -50,12 +50,12 @@ export class MppClaims {
       throw new BusError("service_unavailable", 503, "payment verification is unavailable");
     }
     if (!verified.ok) throw new BusError(verified.reason, 402, verified.detail);
-    // MPP waits for its block, but a payer owing for a read it was served unpaid pays nothing more here either.
-    const owed = this.early ? await this.early.owed({ network: this.mpp.network, payer: verified.payer }) : 0n;
-    if (owed > 0n) throw inArrears(owed);
     const key = `mpp:${verified.key}`;
     const stored: StoredPayment = { version: "mpp", credential, expected, payload: { payload: { authorization: verified.authorization } } };
-    const claimId = await this.ledger.claim({ paymentKey: key, rail: "mpp", network: this.mpp.network, route: path, amount: price, payer: verified.payer, payment: stored });
+    const claimId = await this.ledger.claim({ paymentKey: key, rail: "mpp", network: this.mpp.network, route: path, amount: price, payer: verified.payer, payment: stored,
+      // MPP waits for its block, but a payer owing for a read it was served unpaid pays nothing more here either.
+      refuseOwing: this.early !== null,
+    });
     if (claimId === null) throw new BusError("payment_already_used");
     return { claim_id: claimId, rail: "mpp", network: this.mpp.network, payer: verified.payer, amount: price.toString() };
   }

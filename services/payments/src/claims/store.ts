@@ -15,9 +15,14 @@ export interface NewClaim {
   amount: bigint;
   payer: string;
   payment: unknown;
+  /**
+   * Refused when the payer owes on this network for a read served before its block
+   * (payments.payer_exposure): checked in the claim's own statement.
+   */
+  refuseOwing?: boolean;
 }
 
-export type ClaimOutcome = { ok: true; id: string } | { ok: false; reason: "payment_already_used" };
+export type ClaimOutcome = { ok: true; id: string } | { ok: false; reason: "payment_already_used" } | { ok: false; reason: "payment_payer_in_arrears"; owed: bigint };
 
 /** Claims, settlements and releases of payments: the single-use guarantee lives in one unique key. */
 export class ClaimStore {
@@ -35,27 +40,26 @@ export class ClaimStore {
    * Concurrent identical payments race on the unique key and exactly one wins.
    */
   async claim(c: NewClaim): Promise<ClaimOutcome> {
-    const values = {
-      paymentKey: c.paymentKey,
-      rail: c.rail,
-      network: c.network,
-      route: c.route,
-      amount: c.amount.toString(),
-      payer: c.payer,
-      payment: c.payment,
-      paymentId: c.paymentId ?? null,
-    };
-    const rows = await this.db
-      .insert(claims)
-      .values(values)
-      .onConflictDoUpdate({
-        target: claims.paymentKey,
-        set: { ...values, state: "claimed", failure: null, claimedAt: sql`now()`, updatedAt: sql`now()` },
-        setWhere: sql`${claims.state} = 'released'`,
-      })
-      .returning({ id: claims.id });
-    const row = rows[0];
-    return row ? { ok: true, id: row.id } : { ok: false, reason: "payment_already_used" };
+    // The payer's debt is read in the same statement (one round trip on the way of every paid
+    // read, not two): a payer owing inserts nothing.
+    const owing = c.refuseOwing ? sql`network = ${c.network} and payer = ${c.payer.toLowerCase()}` : sql`false`;
+    const result = await this.db.execute(sql`
+      with owing as (
+        select owed from payments.payer_exposure where ${owing} and owed > 0
+      ), claimed as (
+        insert into payments.claims as c (payment_key, rail, network, route, amount, payer, payment, payment_id)
+        select ${c.paymentKey}, ${c.rail}, ${c.network}, ${c.route}, ${c.amount.toString()}, ${c.payer}, ${JSON.stringify(c.payment)}::jsonb, ${c.paymentId ?? null}
+          where not exists (select 1 from owing)
+        on conflict (payment_key) do update
+          set rail = excluded.rail, network = excluded.network, route = excluded.route, amount = excluded.amount, payer = excluded.payer,
+              payment = excluded.payment, payment_id = excluded.payment_id, state = 'claimed', failure = null, claimed_at = now(), updated_at = now()
+          where c.state = 'released'
+        returning c.id
+      )
+      select (select id::text from claimed) as id, (select owed::text from owing) as owed`);
+    const row = (result as unknown as { rows: { id: string | null; owed: string | null }[] }).rows[0];
+    if (row?.owed != null) return { ok: false, reason: "payment_payer_in_arrears", owed: BigInt(row.owed) };
+    return row?.id != null ? { ok: true, id: row.id } : { ok: false, reason: "payment_already_used" };
   }
 
   /** The claim of a payment key (any state), or null. */

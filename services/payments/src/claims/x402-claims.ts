@@ -17,7 +17,7 @@ import type { OfferBook } from "../x402/offer-book.js";
 import { decodePaymentHeader } from "../x402/payment-header.js";
 import { reasonCode } from "../x402/reasons.js";
 import type { EarlyAnswers } from "./early-answers.js";
-import { inArrears, type AskedRead, type ClaimLedger, type ClaimRow } from "./ledger.js";
+import { type AskedRead, type ClaimLedger, type ClaimRow } from "./ledger.js";
 import { OpenedClaims, type OpenedClaim } from "./opened-claims.js";
 import { sameJson, x402ReceiptHeaders } from "./redelivery.js";
 import { innerPayload, type StoredPayment } from "./stored-payment.js";
@@ -98,13 +98,7 @@ export class X402Claims {
     // Verified locally, a payment already held is found by the claim's unique key below (one
     // statement on the way of every paid read); one whose authorization lapsed meanwhile, here.
     const retryOf = () => this.ledger.heldBy(key, asked, (stored) => stored.version !== "mpp" && sameJson(innerPayload(stored.payload), innerPayload(decoded.payload)));
-    // A payer owing for a read served before its block pays nothing more until it is cleared:
-    // asked beside the local verification, on the rails that answer early.
-    const [local, owed] = await Promise.all([
-      rail.batched?.verify(decoded.payload, requirement as PaymentRequirements),
-      rail.batched && this.early ? this.early.owed({ network: rail.network, payer }) : Promise.resolve(0n),
-    ]);
-    if (owed > 0n) throw inArrears(owed);
+    const local = await rail.batched?.verify(decoded.payload, requirement as PaymentRequirements);
     if (local && !local.ok) {
       const held = local.code === "payment_expired" ? await retryOf() : null;
       if (held) return held;
@@ -136,6 +130,9 @@ export class X402Claims {
       amount: price,
       payer,
       payment: stored,
+      // A payer owing for a read served before its block pays nothing more until it is cleared
+      // (inArrears), on the rails that answer early: asked in the claim's statement.
+      refuseOwing: rail.batched !== undefined && this.early !== null,
     });
     if (claimId === null) return (await retryOf()) ?? this.ledger.alreadyUsed();
     if (stored.batched) this.opened.put(claimId, rail, stored, { network: rail.network, payer, amount: price });

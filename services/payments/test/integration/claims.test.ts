@@ -53,6 +53,26 @@ describe("claims: a payment is single use", () => {
     expect(stats.lastSettledAt).toBeInstanceOf(Date);
   });
 
+  it("a claim refusing owing payers reads the payer's debt in its own statement: refused with what is owed and nothing held; the same payment claims once the debt is cleared; other payers and claims not refusing are untouched", async () => {
+    const owing = "0x00000000000000000000000000000000000000Ab";
+    const asked = { ...claim("evm:owing:1"), payer: owing, refuseOwing: true };
+    // Recorded lowercased, as every EVM payer is in the exposure ledger; claimed checksummed.
+    expect(await payments.exposure.lost({ network: "eip155:8453", payer: owing.toLowerCase() }, 5000n, "00000000-0000-4000-8000-00000000a001", "payment_settlement_failed: spent", false)).toBe(true);
+    expect(await payments.claims.claim(asked)).toEqual({ ok: false, reason: "payment_payer_in_arrears", owed: 5000n });
+    expect(await payments.claims.byKey("evm:owing:1")).toBeNull();
+    // Another network's debt is another's: the same payer on another network claims.
+    expect((await payments.claims.claim({ ...asked, paymentKey: "evm:owing:2", network: "eip155:84532" })).ok).toBe(true);
+    // A claim that does not refuse owing payers (a rail that never answers early) claims.
+    expect((await payments.claims.claim({ ...asked, paymentKey: "evm:owing:3", refuseOwing: false })).ok).toBe(true);
+    expect(await payments.exposure.clear(owing, "paid by transfer")).toBe(1);
+    const cleared = await payments.claims.claim(asked);
+    if (!cleared.ok) throw new Error("claim refused");
+    const row = await payments.claims.get(cleared.id);
+    expect(row).toMatchObject({ paymentKey: "evm:owing:1", payer: owing, network: "eip155:8453", amount: "5000", state: "claimed", payment: asked.payment });
+    // Held now: claimed again it is refused as used, not as owing.
+    expect(await payments.claims.claim(asked)).toEqual({ ok: false, reason: "payment_already_used" });
+  });
+
   it("claims settled in the same turn are written together, each with its own transaction and receipt, each exactly once", async () => {
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) {
