@@ -10,12 +10,13 @@ export const HISTORY_ROW_IDS = ["history-asof", "history-regime", "history-names
 export const CADENCES = { instant: 0, "100ms": 100, "2s": 2000 } as const;
 export type Cadence = keyof typeof CADENCES;
 /**
- * Funded payers per paid row unless --paid-payers says otherwise. 64 on the 2 s chain: the
- * payments service is to cap what each payer may have been served and not yet settled on
- * chain (a few reads' worth), and 8 payers reading as fast as 16 lanes allow for a whole block would
- * measure that cap, not the service.
+ * Funded payers per paid row unless --paid-payers says otherwise. 256 on the 2 s chain: the
+ * payments service caps what each payer may have been served and not yet settled on chain
+ * (ten small reads), a read stays unsettled until it is two blocks deep (about 3 to 4 s), and
+ * at 150 reads/s 64 payers would each hold about eight: the row would measure that cap, not
+ * the service.
  */
-export const DEFAULT_PAID_PAYERS: Record<Cadence, number> = { instant: 8, "100ms": 8, "2s": 64 };
+export const DEFAULT_PAID_PAYERS: Record<Cadence, number> = { instant: 8, "100ms": 8, "2s": 256 };
 export const ROW_IDS = [
   "ceiling",
   "ceiling-board",
@@ -105,7 +106,7 @@ const HELP = `npm run bench -- [options]
   --paid-concurrency <n>   lanes for paid rows (16)
   --paid-requests <n>      pre-signed payments per paid row (auto: 1.5 x warm-up rate x duration)
   --paid-warmup <n>        payments spent warming up each paid row (96)
-  --paid-payers <n>        funded payers per paid row, payments round-robin over them (8; 64 on the 2 s chain)
+  --paid-payers <n>        funded payers per paid row, payments round-robin over them (8; 256 on the 2 s chain)
   --max-paid-requests <n>  cap on the automatic paid-requests (6000)
   --free-principals <n>    free keys / wallet addresses for the free-tier rows, 25 reads each (800)
   --max-licensed-requests <n>  cap on requests of the license and bearer rows (200000)
