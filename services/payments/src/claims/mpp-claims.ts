@@ -52,10 +52,9 @@ export class MppClaims {
     if (!verified.ok) throw new BusError(verified.reason, 402, verified.detail);
     const key = `mpp:${verified.key}`;
     const stored: StoredPayment = { version: "mpp", credential, expected, payload: { payload: { authorization: verified.authorization } } };
-    const claimId = await this.ledger.claim({ paymentKey: key, rail: "mpp", network: this.mpp.network, route: path, amount: price, payer: verified.payer, payment: stored,
-      // MPP waits for its block, but a payer owing for a read it was served unpaid pays nothing more here either.
-      refuseOwing: this.early !== null,
-    });
+    // MPP waits for its block, but a payer owing for a read it was served unpaid pays nothing more here either.
+    const refuseOwing = this.early !== null;
+    const claimId = await this.ledger.claim({ paymentKey: key, rail: "mpp", network: this.mpp.network, route: path, amount: price, payer: verified.payer, payment: stored, refuseOwing });
     if (claimId === null) throw new BusError("payment_already_used");
     return { claim_id: claimId, rail: "mpp", network: this.mpp.network, payer: verified.payer, amount: price.toString() };
   }
