@@ -5,6 +5,9 @@ import { claims } from "../db/schema.js";
 import type * as schema from "../db/schema.js";
 import { SettledWrites, type Settlement } from "./settled-writes.js";
 
+/** The rows of a raw statement (node-postgres and PGlite both answer `{ rows }`). */
+const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
+
 export interface NewClaim {
   paymentKey: string;
   /** The buyer's payment-identifier id, when the payment carried one. */
@@ -37,29 +40,40 @@ export class ClaimStore {
   /**
    * Claims a payment before anything is served. One statement: a new key is inserted; a
    * released key (its read failed) is claimed again; a claimed or settled key is refused.
-   * Concurrent identical payments race on the unique key and exactly one wins.
+   * Concurrent identical payments race on the unique key and exactly one wins. With
+   * `refuseOwing`, a payer owing is refused by the same statement; a second asks why only
+   * when nothing was inserted.
    */
-  async claim(c: NewClaim): Promise<ClaimOutcome> {
-    // The payer's debt is read in the same statement (one round trip on the way of every paid
-    // read, not two): a payer owing inserts nothing.
-    const owing = c.refuseOwing ? sql`network = ${c.network} and payer = ${c.payer.toLowerCase()}` : sql`false`;
+  claim(c: NewClaim): Promise<ClaimOutcome> {
+    return this.insertClaim(c, false);
+  }
+
+  private async insertClaim(c: NewClaim, again: boolean): Promise<ClaimOutcome> {
+    // A payer owing inserts nothing: its debt is asked in the claim's own statement (one round
+    // trip on the way of every paid read, not two), and why nothing was inserted only after.
+    const unlessOwing = c.refuseOwing
+      ? sql`where not exists (select 1 from payments.payer_exposure where network = ${c.network} and payer = ${c.payer.toLowerCase()} and owed > 0)`
+      : sql``;
     const result = await this.db.execute(sql`
-      with owing as (
-        select owed from payments.payer_exposure where ${owing} and owed > 0
-      ), claimed as (
-        insert into payments.claims as c (payment_key, rail, network, route, amount, payer, payment, payment_id)
-        select ${c.paymentKey}, ${c.rail}, ${c.network}, ${c.route}, ${c.amount.toString()}, ${c.payer}, ${JSON.stringify(c.payment)}::jsonb, ${c.paymentId ?? null}
-          where not exists (select 1 from owing)
-        on conflict (payment_key) do update
-          set rail = excluded.rail, network = excluded.network, route = excluded.route, amount = excluded.amount, payer = excluded.payer,
-              payment = excluded.payment, payment_id = excluded.payment_id, state = 'claimed', failure = null, claimed_at = now(), updated_at = now()
-          where c.state = 'released'
-        returning c.id
-      )
-      select (select id::text from claimed) as id, (select owed::text from owing) as owed`);
-    const row = (result as unknown as { rows: { id: string | null; owed: string | null }[] }).rows[0];
-    if (row?.owed != null) return { ok: false, reason: "payment_payer_in_arrears", owed: BigInt(row.owed) };
-    return row?.id != null ? { ok: true, id: row.id } : { ok: false, reason: "payment_already_used" };
+      insert into payments.claims as c (payment_key, rail, network, route, amount, payer, payment, payment_id)
+      select ${c.paymentKey}, ${c.rail}, ${c.network}, ${c.route}, ${c.amount.toString()}, ${c.payer}, ${JSON.stringify(c.payment)}::jsonb, ${c.paymentId ?? null}
+      ${unlessOwing}
+      on conflict (payment_key) do update
+        set rail = excluded.rail, network = excluded.network, route = excluded.route, amount = excluded.amount, payer = excluded.payer,
+            payment = excluded.payment, payment_id = excluded.payment_id, state = 'claimed', failure = null, claimed_at = now(), updated_at = now()
+        where c.state = 'released'
+      returning c.id::text as id`);
+    const id = rowsOf<{ id: string }>(result)[0]?.id;
+    if (id !== undefined) return { ok: true, id };
+    if (!c.refuseOwing) return { ok: false, reason: "payment_already_used" };
+    const [why] = rowsOf<{ owed: string | null; held: boolean }>(
+      await this.db.execute(sql`
+        select (select owed::text from payments.payer_exposure where network = ${c.network} and payer = ${c.payer.toLowerCase()} and owed > 0) as owed,
+               exists (select 1 from payments.claims where payment_key = ${c.paymentKey} and state <> 'released') as held`),
+    );
+    if (why?.owed != null) return { ok: false, reason: "payment_payer_in_arrears", owed: BigInt(why.owed) };
+    // Neither owing nor held now: the debt was cleared (or the claim released) in between; asked once more.
+    return why?.held || again ? { ok: false, reason: "payment_already_used" } : this.insertClaim(c, true);
   }
 
   /** The claim of a payment key (any state), or null. */
