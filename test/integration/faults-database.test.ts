@@ -158,7 +158,7 @@ describe("Postgres black-holed in the middle of a statement", () => {
     const p = await signedPayment("/api/board/indices");
     const balance = await chain.balanceOf(payTo);
     const nonce = await facilitatorNonce();
-    const a = await frozenOn('insert into "payments"."claims"', () => get(p.path, { "payment-signature": p.header }));
+    const a = await frozenOn("insert into payments.claims as c", () => get(p.path, { "payment-signature": p.header }));
     figures.paid_read_frozen_ms = a.ms;
     // The claim's insert was held and dropped with its connection: no claim exists, open or otherwise.
     expect(await claimsOf(p)).toEqual([]);
