@@ -1,5 +1,6 @@
 import { connect, Events, DebugEvents, nkeyAuthenticator, type NatsConnection } from "nats";
 import type { Logger } from "./log.js";
+import { flushOncePerTurn } from "./turn-flush.js";
 
 export type { NatsConnection };
 
@@ -41,6 +42,7 @@ export async function connectBus(url: string, name: string, log: Logger, opts: {
     waitOnFirstConnect: true,
     timeout: 5000,
   });
+  flushOncePerTurn(nc);
   let up = true;
   void (async () => {
     for await (const s of nc.status()) {
