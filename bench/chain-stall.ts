@@ -1,5 +1,6 @@
-import { encodeFunctionData, createPublicClient, createWalletClient, http, parseAbi, toHex, type Hex } from "viem";
+import { createPublicClient, createWalletClient, encodeFunctionData, http, parseAbi, toHex, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { authorizationTypes } from "@x402/evm";
 import { ChainThread } from "./chain.js";
 
 /**
@@ -28,16 +29,6 @@ const multicall = parseAbi([
 const transferWithAuthorization = parseAbi([
   "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)",
 ]);
-const authorizationTypes = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
 const SINK = "0x000000000000000000000000000000000000dEaD";
 
 const payers = Array.from({ length: 64 }, () => privateKeyToAccount(generatePrivateKey()));
