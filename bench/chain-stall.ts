@@ -73,6 +73,10 @@ try {
   }
   asking = false;
   await asker;
+  // Every transfer executed (allowFailure would hide a bad signature, and a failed transfer is cheap).
+  const moved = await chain.balanceOf(SINK);
+  const expected = 1000n * BigInt(BLOCKS * transactions * transfersEach);
+  if (moved !== expected) throw new Error(`the sink received ${moved} base units, not ${expected}: some transfers failed`);
   console.log(`${transactions} transactions of ${transfersEach} transfers a block, ${BLOCKS} blocks ${BLOCK_MS} ms apart: answers slower than ${SLOW_MS} ms:`);
   console.log(slow.length > 0 ? slow.map((s) => `  ${s}`).join("\n") : "  none");
   await chain.stop();
