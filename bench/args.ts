@@ -9,6 +9,9 @@ export const HISTORY_ROW_IDS = ["history-asof", "history-regime", "history-names
  */
 export const CADENCES = { instant: 0, "100ms": 100, "2s": 2000 } as const;
 export type Cadence = keyof typeof CADENCES;
+/** The local node a paid row's chain runs on: hardhat's EDR (in the bench's chain thread) or Foundry's anvil (a process). */
+export const CHAIN_ENGINES = ["edr", "anvil"] as const;
+export type ChainEngine = (typeof CHAIN_ENGINES)[number];
 /**
  * Funded payers per paid row unless --paid-payers says otherwise. 256 on the 2 s chain: the
  * payments service caps what each payer may have been served and not yet settled on chain
@@ -94,6 +97,13 @@ export const BenchArgs = z.object({
    * /proc). inproc: every service in this process, on one thread (CPU per service from a profile).
    */
   stack: z.enum(["processes", "inproc"]).default("processes"),
+  /**
+   * The node of the 2 s rows. anvil (the default) answers JSON-RPC while it mines, as a Base RPC
+   * does; EDR stops answering while it mines a block, for longer the more transfers it carries
+   * (bench/chain-stall.ts), and a read meeting a block waits the rest of that stall. The other
+   * cadences always run on EDR (anvil mines in whole seconds only).
+   */
+  chain2s: z.enum(CHAIN_ENGINES).default("anvil"),
   /** Also keep this run's JSON as bench/results/history/<startedAt>.json. */
   history: z.enum(["on", "off"]).default("on"),
 });
@@ -118,6 +128,8 @@ const HELP = `npm run bench -- [options]
                            reference-2s on a block every 2 s (as Base), each stack row beside the reference of its cadence;
                            paid-100ms-block / paid-2s-block: the stack with ANSWER_BEFORE_BLOCK_MAX_PRICE=0, every
                            read waiting for its block (as before reads were answered before it)
+  --chain-2s anvil|edr     the node of the 2 s rows (anvil, which answers while it mines, as a Base RPC does; edr
+                           stops answering while it mines a block); automine and 100 ms rows always run on EDR
   --out <file>             JSON results (bench/results/latest.json)
   --cpu-profile <dir>      write each measured run's main-thread CPU profile to <dir>/<row>.cpuprofile
   --cpu-by-service on|off  split each row's main-thread CPU by service from a CPU profile (on)
@@ -145,6 +157,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
       "cpu-profile": { type: "string" },
       "cpu-by-service": { type: "string" },
       history: { type: "string" },
+      "chain-2s": { type: "string" },
       stack: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
@@ -169,6 +182,7 @@ export function parseBenchArgs(argv: string[]): BenchArgs | "help" {
     cpuProfile: values["cpu-profile"],
     cpuByService: values["cpu-by-service"],
     history: values.history,
+    chain2s: values["chain-2s"],
     stack: values.stack,
   });
 }

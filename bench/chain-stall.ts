@@ -9,16 +9,17 @@ import { ChainThread } from "./chain.js";
  * of four blocks (one every 2 s), that many Multicall3 transactions of that many
  * transferWithAuthorization each (what the stack's batches are), while eth_blockNumber is asked
  * every 3 ms; it prints the answers slower than 40 ms and when they came. The chain is the
- * bench's own (hardhat's EDR, in the bench's chain thread), so this is the stall the paid rows
- * on the 2 s cadence meet.
+ * bench's own: hardhat's EDR in the bench's chain thread, or with a third argument `anvil`,
+ * Foundry's anvil (the node of the bench's 2 s rows unless --chain-2s edr).
  */
 const transactions = Number(process.argv[2] ?? 25);
 const transfersEach = Number(process.argv[3] ?? 7);
+const engine = process.argv[4] ?? "edr";
 const BLOCK_MS = 2000;
 const BLOCKS = 4;
 const SLOW_MS = 40;
-if (!Number.isSafeInteger(transactions) || transactions < 1 || !Number.isSafeInteger(transfersEach) || transfersEach < 1) {
-  throw new Error("usage: tsx bench/chain-stall.ts [transactions >= 1] [transfers each >= 1]");
+if (!Number.isSafeInteger(transactions) || transactions < 1 || !Number.isSafeInteger(transfersEach) || transfersEach < 1 || (engine !== "edr" && engine !== "anvil")) {
+  throw new Error("usage: tsx bench/chain-stall.ts [transactions >= 1] [transfers each >= 1] [edr|anvil]");
 }
 
 const multicall = parseAbi([
@@ -34,7 +35,7 @@ const SINK = "0x000000000000000000000000000000000000dEaD";
 const payers = Array.from({ length: 64 }, () => privateKeyToAccount(generatePrivateKey()));
 const thread = new ChainThread();
 try {
-  const chain = await thread.start(1, { blockIntervalMs: BLOCK_MS, mints: payers.map((p) => ({ to: p.address, amount: 10n ** 12n })) });
+  const chain = await thread.start(1, { engine, blockIntervalMs: BLOCK_MS, mints: payers.map((p) => ({ to: p.address, amount: 10n ** 12n })) });
   const transport = http(chain.rpcUrl);
   const reader = createPublicClient({ chain: chain.chain, transport });
   const facilitator = privateKeyToAccount(chain.accounts[0] as Hex);

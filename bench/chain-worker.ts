@@ -1,5 +1,5 @@
 import { parentPort } from "node:worker_threads";
-import { startEvmChain, type EvmChain } from "@board/test-chains/evm";
+import { startAnvilChain, startEvmChain, type EvmChain } from "@board/test-chains/evm";
 import type { Address } from "viem";
 import type { ChainReply, ChainRequest } from "./chain.js";
 
@@ -17,7 +17,7 @@ async function handle(req: ChainRequest): Promise<unknown> {
     case "start": {
       await chain?.stop();
       requests = {};
-      chain = await startEvmChain({
+      chain = await (req.engine === "anvil" ? startAnvilChain : startEvmChain)({
         accounts: req.accounts,
         blockIntervalMs: req.blockIntervalMs,
         mints: req.mints.map(({ to, amount }) => ({ to: to as Address, amount: BigInt(amount) })),

@@ -1,10 +1,11 @@
 import type { Worker } from "node:worker_threads";
 import { BASE_CHAIN_ID, MULTICALL3_ADDRESS, type EvmChain } from "@board/test-chains/evm";
 import { defineChain, type Address, type Hash, type Hex } from "viem";
+import type { ChainEngine } from "./args.js";
 import { tsWorker } from "./ts-worker.js";
 
 export type ChainRequest =
-  | { id: number; op: "start"; accounts: number; blockIntervalMs: number; mints: { to: string; amount: string }[] }
+  | { id: number; op: "start"; engine: ChainEngine; accounts: number; blockIntervalMs: number; mints: { to: string; amount: string }[] }
   | { id: number; op: "mint"; to: string; amount: string }
   | { id: number; op: "balanceOf"; address: string }
   | { id: number; op: "requests" }
@@ -53,18 +54,20 @@ export class ChainThread {
 
   /**
    * A fresh chain: `blockIntervalMs` 0 automines (a block per transaction), otherwise a block
-   * every that many ms; `mints` are done during set-up, while it still automines.
+   * every that many ms; `mints` are done during set-up, while it still automines. `engine`:
+   * EDR (the default) in the worker thread, or anvil, a process the worker starts and counts.
    */
-  async start(accounts: number, opts: { blockIntervalMs?: number; mints?: { to: Address; amount: bigint }[] } = {}): Promise<ThreadChain> {
+  async start(accounts: number, opts: { blockIntervalMs?: number; mints?: { to: Address; amount: bigint }[]; engine?: ChainEngine } = {}): Promise<ThreadChain> {
     const mints = (opts.mints ?? []).map(({ to, amount }) => ({ to, amount: amount.toString() }));
-    const started = (await this.call("start", { accounts, blockIntervalMs: opts.blockIntervalMs ?? 0, mints })) as { rpcUrl: string; usdc: Address; accounts: Hex[] };
+    const engine = opts.engine ?? "edr";
+    const started = (await this.call("start", { engine, accounts, blockIntervalMs: opts.blockIntervalMs ?? 0, mints })) as { rpcUrl: string; usdc: Address; accounts: Hex[] };
     return {
       rpcUrl: started.rpcUrl,
       chainId: BASE_CHAIN_ID,
       // The same chain definition as startEvmChain's (a viem chain cannot cross threads).
       chain: defineChain({
         id: BASE_CHAIN_ID,
-        name: "Base (local EDR)",
+        name: engine === "anvil" ? "Base (local anvil)" : "Base (local EDR)",
         nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
         rpcUrls: { default: { http: [started.rpcUrl] } },
         contracts: { multicall3: { address: MULTICALL3_ADDRESS } },

@@ -74,7 +74,7 @@ export interface RowResult {
   /** Paid rows: how far the local chain's clock ran ahead of the wall clock (automine: a block per settlement). */
   chainClockAheadSeconds?: number;
   /** Paid rows: how the row's chain mined (automine is `instant`, blockIntervalMs 0) and how many payers paid. */
-  chain?: { cadence: string; blockIntervalMs: number; payers: number };
+  chain?: { cadence: string; blockIntervalMs: number; payers: number; engine?: string };
   failureSamples: string[];
   /** Set when the row could not run at all. */
   error?: string;
@@ -167,7 +167,7 @@ export function render(report: BenchReport): string {
     // Each row against the reference that ran on a chain of the same cadence in this run.
     const isReference = (r: RowResult) => r.id === "reference" || r.id.startsWith("reference-");
     const referenceFor = (r: RowResult) => settled.find((x) => isReference(x) && x.chain?.cadence === r.chain?.cadence);
-    const cadence = (r: RowResult) => (r.chain ? `${r.chain.blockIntervalMs ? `${r.chain.blockIntervalMs >= 1000 ? `${r.chain.blockIntervalMs / 1000} s` : `${r.chain.blockIntervalMs} ms`} blocks` : "automine"}, ${r.chain.payers} payers` : "-");
+    const cadence = (r: RowResult) => (r.chain ? `${r.chain.blockIntervalMs ? `${r.chain.blockIntervalMs >= 1000 ? `${r.chain.blockIntervalMs / 1000} s` : `${r.chain.blockIntervalMs} ms`} blocks` : "automine"}, ${r.chain.payers} payers${r.chain.engine === "anvil" ? ", anvil" : ""}` : "-");
     out.push(
       "",
       "settlement, as the chain saw each measured paid run (AuthorizationUsed logs, receipts, JSON-RPC requests served)",

@@ -4,7 +4,7 @@ import { Session } from "node:inspector/promises";
 import path from "node:path";
 import type { PaymentRequired } from "@x402/core/types";
 import { createPublicClient, http, parseAbiItem, type Hash } from "viem";
-import { CADENCES, type BenchArgs, type Cadence, type RowId } from "./args.js";
+import { CADENCES, type BenchArgs, type Cadence, type ChainEngine, type RowId } from "./args.js";
 import type { CeilingServer } from "./ceiling.js";
 import type { ChainThread, ThreadChain } from "./chain.js";
 import { failureCount, LoadWorker, okCount, type LoadResult } from "./loadgen.js";
@@ -201,7 +201,7 @@ export class Bench {
     const row = { ...rowOf(id, label, PAID_PATH, c, warm, r), server };
     row.signing = signing;
     row.chainClockAheadSeconds = Math.round(await chain.lead());
-    row.chain = { cadence: chain.cadence, blockIntervalMs: CADENCES[chain.cadence], payers: chain.payers.addresses.length };
+    row.chain = { cadence: chain.cadence, blockIntervalMs: CADENCES[chain.cadence], payers: chain.payers.addresses.length, engine: chain.engine };
     row.balance = { price: price.toString(), expected: (price * served).toString(), actual: (after - before).toString(), ok: after - before === price * served };
     row.settlement = settlement;
     return row;
@@ -293,6 +293,8 @@ function emptyResult(): LoadResult {
 export interface RowChain {
   /** How it mines: automine (instant) or a block every 100 ms or 2 s. */
   cadence: Cadence;
+  /** The node it runs on (args.ts CHAIN_ENGINES). */
+  engine: ChainEngine;
   chain: ThreadChain;
   payers: Payers;
   /** Seconds the chain's latest block is ahead of now. */
@@ -307,15 +309,16 @@ export interface RowChain {
  * the chain has passed cannot settle. A fresh chain starts each row at the wall clock.
  * On the 100 ms and 2 s cadences the node mines a block every interval instead (blocks may
  * share a timestamp, so its clock follows the wall clock); the payers are funded while it
- * still automines.
+ * still automines. On anvil (the 2 s rows unless --chain-2s edr) the blocks are 2 s apart in
+ * time as well.
  */
-export async function rowChain(thread: ChainThread, cadence: Cadence, payerCount: number): Promise<RowChain> {
+export async function rowChain(thread: ChainThread, cadence: Cadence, payerCount: number, engine: ChainEngine = "edr"): Promise<RowChain> {
   const payers = Payers.create(payerCount);
-  const chain = await thread.start(2, { blockIntervalMs: CADENCES[cadence], mints: payers.addresses.map((to) => ({ to, amount: PAYER_FUNDS })) });
+  const chain = await thread.start(2, { engine, blockIntervalMs: CADENCES[cadence], mints: payers.addresses.map((to) => ({ to, amount: PAYER_FUNDS })) });
   try {
     const rpc = createPublicClient({ chain: chain.chain, transport: http(chain.rpcUrl) });
     const lead = async () => Number((await rpc.getBlock()).timestamp) - Date.now() / 1000;
-    return { cadence, chain, payers, lead, rpc };
+    return { cadence, engine, chain, payers, lead, rpc };
   } catch (err) {
     await chain.stop();
     throw err;

@@ -80,6 +80,7 @@ async function main(): Promise<number> {
     chain = null;
   };
   const payersOn = (cadence: Cadence) => args.paidPayers ?? DEFAULT_PAID_PAYERS[cadence];
+  const engineOf = (cadence: Cadence) => (cadence === "2s" ? args.chain2s : "edr");
   try {
     if (loadRows.some((r) => bench.want(r))) {
       infra = await benchInfra(loadBenchEnv());
@@ -212,7 +213,7 @@ async function main(): Promise<number> {
       const stackRow = async (id: RowId, label: string, verifier: "native" | "viem", lanes = args.paidConcurrency, cadence: Cadence = "instant", extra: Record<string, string> = {}) =>
         bench.row(id, label, PAID_PATH, lanes, async () => {
           await closeChain();
-          const c = (chain = await rowChain(chainThread, cadence, payersOn(cadence)));
+          const c = (chain = await rowChain(chainThread, cadence, payersOn(cadence), engineOf(cadence)));
           await s.startPayments({ ...paymentsEnv(verifier, c.chain), ...extra });
           return bench.paid(id, label, s.base, await paymentRequiredOf(`${s.base}${PAID_PATH}`), c, () => c.chain.balanceOf(payTo), lanes);
         });
@@ -234,7 +235,7 @@ async function main(): Promise<number> {
           await closeChain();
           await reference?.stop();
           reference = null;
-          const c = (chain = await rowChain(chainThread, cadence, payersOn(cadence)));
+          const c = (chain = await rowChain(chainThread, cadence, payersOn(cadence), engineOf(cadence)));
           const ref = (reference = await startReference({
             path: PAID_PATH,
             body: regimeBody,

@@ -17,6 +17,7 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eip3009TokenAbi, startEvmChain, type EvmChain } from "../src/evm/index.js";
+import { nextBlock as nextBlockOf } from "./next-block.js";
 
 const transferWithAuthorizationTypes = {
   TransferWithAuthorization: [
@@ -421,17 +422,7 @@ describe("startEvmChain with blockIntervalMs (a block every 500 ms, automine off
     await slow?.stop();
   });
 
-  /** Resolves just after the chain mines its next block (polling every 10 ms). */
-  async function nextBlock(): Promise<bigint> {
-    const from = await slowClient.getBlockNumber({ cacheTime: 0 });
-    const deadline = performance.now() + 10 * INTERVAL_MS;
-    for (;;) {
-      const n = await slowClient.getBlockNumber({ cacheTime: 0 });
-      if (n > from) return n;
-      if (performance.now() > deadline) throw new Error(`no block within ${10 * INTERVAL_MS} ms after ${from}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  }
+  const nextBlock = () => nextBlockOf(slowClient, INTERVAL_MS);
 
   it("does its set-up (minting included) with automine, at once, then stops automining", async () => {
     expect(slowStartupMs).toBeLessThan(10_000);

@@ -115,8 +115,6 @@ export interface EvmChain {
  * Those are hardhat-internal modules, stable within hardhat 2.29 (pinned in the root package).
  */
 export async function startEvmChain(opts: StartEvmChainOptions = {}): Promise<EvmChain> {
-  const accountCount = opts.accounts ?? DEFAULT_ACCOUNTS;
-  const ethBalance = opts.ethBalance ?? DEFAULT_ETH_BALANCE;
   const blockIntervalMs = opts.blockIntervalMs ?? 0;
   const chainId = opts.chainId ?? BASE_CHAIN_ID;
   if (!Number.isSafeInteger(blockIntervalMs) || blockIntervalMs < 0) throw new Error(`blockIntervalMs must be a whole number of milliseconds >= 0, not ${blockIntervalMs}`);
@@ -180,98 +178,111 @@ export async function startEvmChain(opts: StartEvmChainOptions = {}): Promise<Ev
   const stop = (): Promise<void> => (stopped ??= server.close().finally(stopMining));
 
   try {
-    const minterKey = generatePrivateKey();
-    const minter = privateKeyToAccount(minterKey);
-    const accounts = Array.from({ length: accountCount }, () => generatePrivateKey());
-
     // Set-up goes straight to the in-process provider, not over HTTP.
-    const domain = opts.usdcDomain;
-    await provider.request({
-      method: "hardhat_setCode",
-      params: [BASE_USDC_ADDRESS, (domain ? eip5267TokenArtifact : eip3009TokenArtifact).deployedBytecode],
-    });
-    if (opts.multicall3 ?? true) {
-      await provider.request({
-        method: "hardhat_setCode",
-        params: [MULTICALL3_ADDRESS, multicall3Artifact.deployedBytecode],
-      });
-    }
-    await provider.request({
-      method: "hardhat_setStorageAt",
-      params: [BASE_USDC_ADDRESS, numberToHex(OWNER_SLOT), pad(minter.address)],
-    });
-    if (domain) {
-      for (const [slot, text] of [[DOMAIN_NAME_SLOT, domain.name], [DOMAIN_VERSION_SLOT, domain.version]] as const) {
-        await provider.request({ method: "hardhat_setStorageAt", params: [BASE_USDC_ADDRESS, numberToHex(slot), shortStringSlot(text)] });
-      }
-    }
-    for (const address of [minter.address, ...accounts.map((key) => privateKeyToAccount(key).address)]) {
-      await provider.request({ method: "hardhat_setBalance", params: [address, numberToHex(ethBalance)] });
-    }
-
-    const chain = defineChain({
-      id: chainId,
-      name: "Base (local EDR)",
-      nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
-      rpcUrls: { default: { http: [rpcUrl] } },
-      ...((opts.multicall3 ?? true) && { contracts: { multicall3: { address: MULTICALL3_ADDRESS } } }),
-    });
-    const transport = http(rpcUrl);
-    const publicClient = createPublicClient({ chain, transport, pollingInterval: 50 });
-    const minterClient = createWalletClient({ account: minter, chain, transport, pollingInterval: 50 });
-
-    const owner = await publicClient.readContract({
-      address: BASE_USDC_ADDRESS,
-      abi: eip3009TokenAbi,
-      functionName: "owner",
-    });
-    if (getAddress(owner) !== minter.address) {
-      throw new Error(`EIP3009Token owner slot is not ${OWNER_SLOT}: owner() returned ${owner}`);
-    }
-    if (domain) {
-      const name = await publicClient.readContract({ address: BASE_USDC_ADDRESS, abi: eip3009TokenAbi, functionName: "name" });
-      if (name !== domain.name) throw new Error(`EIP5267Token name slot is not ${DOMAIN_NAME_SLOT}: name() returned ${name}`);
-    }
-
-    const mint = async (to: Address, amount: bigint): Promise<Hash> => {
-      const hash = await minterClient.writeContract({
-        address: BASE_USDC_ADDRESS,
-        abi: eip3009TokenAbi,
-        functionName: "mint",
-        args: [to, amount],
-      });
-      const receipt = await publicClient.waitForTransactionReceipt({ hash });
-      if (receipt.status !== "success") throw new Error(`mint ${hash} reverted`);
-      return hash;
-    };
-    // One minter account: one mint after another (each mined at once while automine is on).
-    for (const { to, amount } of opts.mints ?? []) await mint(to, amount);
-    if (blockIntervalMs > 0) {
-      await provider.request({ method: "evm_setAutomine", params: [false] });
-      await provider.request({ method: "evm_setIntervalMining", params: [blockIntervalMs] });
-    }
-
-    return {
+    return await setUpChain({
+      request: (method, params) => provider.request({ method, params }),
       rpcUrl,
-      chainId,
-      chain,
-      usdc: BASE_USDC_ADDRESS,
-      accounts,
-      mint,
-      balanceOf(address) {
-        return publicClient.readContract({
-          address: BASE_USDC_ADDRESS,
-          abi: eip3009TokenAbi,
-          functionName: "balanceOf",
-          args: [address],
-        });
+      name: "Base (local EDR)",
+      opts,
+      toInterval: async () => {
+        await provider.request({ method: "evm_setAutomine", params: [false] });
+        await provider.request({ method: "evm_setIntervalMining", params: [blockIntervalMs] });
       },
       stop,
-    };
+    });
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/** A node's JSON-RPC, as set-up asks it (EIP-1193's request, method and params). */
+export type NodeRequest = (method: string, params: unknown[]) => Promise<unknown>;
+
+/**
+ * What every local EVM node is given once it answers (hardhat's EDR here, anvil in anvil.ts):
+ * the token's code at the Base USDC address and Multicall3's, the token's owner, funded fresh
+ * accounts, `opts.mints` while the node automines, then `toInterval` when a block interval is
+ * asked. The chain the caller gets; `stop` is the caller's, and is not called on failure.
+ */
+export async function setUpChain(node: { request: NodeRequest; rpcUrl: string; name: string; opts: StartEvmChainOptions; toInterval: () => Promise<void>; stop: () => Promise<void> }): Promise<EvmChain> {
+  const { request, rpcUrl, opts } = node;
+  const accountCount = opts.accounts ?? DEFAULT_ACCOUNTS;
+  const ethBalance = opts.ethBalance ?? DEFAULT_ETH_BALANCE;
+  const chainId = opts.chainId ?? BASE_CHAIN_ID;
+  const minterKey = generatePrivateKey();
+  const minter = privateKeyToAccount(minterKey);
+  const accounts = Array.from({ length: accountCount }, () => generatePrivateKey());
+
+  const domain = opts.usdcDomain;
+  await request("hardhat_setCode", [BASE_USDC_ADDRESS, (domain ? eip5267TokenArtifact : eip3009TokenArtifact).deployedBytecode]);
+  if (opts.multicall3 ?? true) await request("hardhat_setCode", [MULTICALL3_ADDRESS, multicall3Artifact.deployedBytecode]);
+  await request("hardhat_setStorageAt", [BASE_USDC_ADDRESS, numberToHex(OWNER_SLOT), pad(minter.address)]);
+  if (domain) {
+    for (const [slot, text] of [[DOMAIN_NAME_SLOT, domain.name], [DOMAIN_VERSION_SLOT, domain.version]] as const) {
+      await request("hardhat_setStorageAt", [BASE_USDC_ADDRESS, numberToHex(slot), shortStringSlot(text)]);
+    }
+  }
+  for (const address of [minter.address, ...accounts.map((key) => privateKeyToAccount(key).address)]) {
+    await request("hardhat_setBalance", [address, numberToHex(ethBalance)]);
+  }
+
+  const chain = defineChain({
+    id: chainId,
+    name: node.name,
+    nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+    ...((opts.multicall3 ?? true) && { contracts: { multicall3: { address: MULTICALL3_ADDRESS } } }),
+  });
+  const transport = http(rpcUrl);
+  const publicClient = createPublicClient({ chain, transport, pollingInterval: 50 });
+  const minterClient = createWalletClient({ account: minter, chain, transport, pollingInterval: 50 });
+
+  const owner = await publicClient.readContract({
+    address: BASE_USDC_ADDRESS,
+    abi: eip3009TokenAbi,
+    functionName: "owner",
+  });
+  if (getAddress(owner) !== minter.address) {
+    throw new Error(`EIP3009Token owner slot is not ${OWNER_SLOT}: owner() returned ${owner}`);
+  }
+  if (domain) {
+    const name = await publicClient.readContract({ address: BASE_USDC_ADDRESS, abi: eip3009TokenAbi, functionName: "name" });
+    if (name !== domain.name) throw new Error(`EIP5267Token name slot is not ${DOMAIN_NAME_SLOT}: name() returned ${name}`);
+  }
+
+  const mint = async (to: Address, amount: bigint): Promise<Hash> => {
+    const hash = await minterClient.writeContract({
+      address: BASE_USDC_ADDRESS,
+      abi: eip3009TokenAbi,
+      functionName: "mint",
+      args: [to, amount],
+    });
+    const receipt = await publicClient.waitForTransactionReceipt({ hash });
+    if (receipt.status !== "success") throw new Error(`mint ${hash} reverted`);
+    return hash;
+  };
+  // One minter account: one mint after another (each mined at once while automine is on).
+  for (const { to, amount } of opts.mints ?? []) await mint(to, amount);
+  if ((opts.blockIntervalMs ?? 0) > 0) await node.toInterval();
+
+  return {
+    rpcUrl,
+    chainId,
+    chain,
+    usdc: BASE_USDC_ADDRESS,
+    accounts,
+    mint,
+    balanceOf(address) {
+      return publicClient.readContract({
+        address: BASE_USDC_ADDRESS,
+        abi: eip3009TokenAbi,
+        functionName: "balanceOf",
+        args: [address],
+      });
+    },
+    stop: node.stop,
+  };
 }
 
 /** A Solidity string shorter than 32 bytes as its storage slot holds it: the bytes left-aligned, twice the length in the last byte. */

@@ -10,6 +10,7 @@ export {
   type EvmChain,
   type StartEvmChainOptions,
 } from "./chain.js";
+export { anvilBinary, startAnvilChain } from "./anvil.js";
 export { eip3009TokenArtifact } from "./artifacts/EIP3009Token.js";
 export { eip5267TokenArtifact } from "./artifacts/EIP5267Token.js";
 export { multicall3Artifact } from "./artifacts/Multicall3.js";
